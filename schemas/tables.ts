@@ -1,0 +1,235 @@
+/**
+ * The one source of truth for every output table (contract §3). The Parquet writer, the row
+ * builders, the DuckDB read-back tests and the README's schema section are all driven by this
+ * file. Add columns freely; never rename or re-mean one (the contract is public).
+ *
+ * Types map to Parquet as follows:
+ *   string    → BYTE_ARRAY (STRING)                 int32  → INT32
+ *   int64     → INT64                               bool   → BOOLEAN
+ *   double    → DOUBLE                              timestamp → INT64 TIMESTAMP(MICROS, UTC)
+ *   string[]  → LIST<STRING>
+ * Every column is nullable unless `nullable: false`. `dict: true` marks low-cardinality
+ * columns that should be dictionary-encoded.
+ */
+export type ColumnType = 'string' | 'int32' | 'int64' | 'bool' | 'double' | 'timestamp' | 'string[]';
+
+export interface Column {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly nullable?: boolean;
+  readonly dict?: boolean;
+  readonly doc: string;
+}
+
+export interface TableSchema {
+  readonly name: string;
+  readonly grain: string;
+  readonly columns: readonly Column[];
+}
+
+const c = (name: string, type: ColumnType, doc: string, extra: { nullable?: boolean; dict?: boolean } = {}): Column => ({
+  name,
+  type,
+  doc,
+  ...extra,
+});
+
+export const tables = {
+  targets: {
+    name: 'targets',
+    grain: 'input line accepted',
+    columns: [
+      c('target', 'string', 'root domain (PSL+1, punycode) or app key', { nullable: false }),
+      c('target_kind', 'string', "'domain' or 'app'", { nullable: false, dict: true }),
+      c('rank', 'int32', 'rank from the list (Tranco rank column, or line order when absent), null if unknown'),
+      c('source', 'string', 'input file name', { dict: true }),
+      c('input_line', 'int64', '1-based line number in the input file'),
+      c('input_text', 'string', 'the input value as written (URL, www. host, …) before normalisation'),
+    ],
+  },
+  fetches: {
+    name: 'fetches',
+    grain: 'HTTP request made',
+    columns: [
+      c('url', 'string', 'requested URL', { nullable: false }),
+      c('host', 'string', 'host of the requested URL'),
+      c('subject', 'string', 'subject the request was made for'),
+      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json' or 'store_page'", { dict: true }),
+      c('status_code', 'int32', 'final HTTP status, null when no HTTP answer'),
+      c('final_url', 'string', 'URL of the last response in the redirect chain'),
+      c('redirects', 'string[]', 'redirect chain: every URL redirected to, in order'),
+      c('content_type', 'string', 'Content-Type header of the final response', { dict: true }),
+      c('bytes', 'int64', 'body bytes read, after decompression'),
+      c('truncated', 'bool', 'body was cut at the byte cap'),
+      c('sha256', 'string', 'hex sha256 of the body bytes read'),
+      c('etag', 'string', 'ETag validator'),
+      c('last_modified', 'string', 'Last-Modified validator'),
+      c('error', 'string', 'stable error code (dns, connect, tls, timeout, reset, too_large, redirect_loop, redirect_scope, blocked_address, …) or null', { dict: true }),
+      c('remote_ip', 'string', 'address connected to'),
+      c('attempts', 'int32', 'tries made (1 + retries)'),
+      c('started_at', 'timestamp', 'when the request started (UTC)'),
+      c('duration_ms', 'int32', 'wall time of the whole request, redirects and body included'),
+    ],
+  },
+  files: {
+    name: 'files',
+    grain: '(subject, file_kind) resolved',
+    columns: [
+      c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
+      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt or sellers.json', { nullable: false, dict: true }),
+      c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url', 'developer_url_parent', 'ad_system'", { dict: true }),
+      c('url', 'string', 'URL whose body was used, null if none'),
+      c('status', 'string', 'ok, placeholder, empty, html, invalid_content_type, not_found, unauthorized, http_error, redirect_error, too_large, unreachable, disallowed_by_robots, carried_forward, not_modified', { dict: true }),
+      c('http_status', 'int32', 'HTTP status of the answer used'),
+      c('valid', 'bool', 'the body is a spec-valid declaration usable by a buyer'),
+      c('robots_allowed', 'bool', "robots.txt verdict for adsnap on this URL, null if unknown"),
+      c('records', 'int32', 'data records kept'),
+      c('variables', 'int32', 'variable lines'),
+      c('errors', 'int32', 'error issues'),
+      c('warnings', 'int32', 'warning issues'),
+      c('bytes', 'int64', 'body bytes'),
+      c('sha256', 'string', 'hex sha256 of the body'),
+      c('content_type', 'string', 'Content-Type of the answer used', { dict: true }),
+      c('fetched_at', 'timestamp', 'when the body was fetched (earlier for carried_forward / not_modified)'),
+      c('age_days', 'double', 'age of reused data in days (carried_forward / not_modified), else null'),
+    ],
+  },
+  ads_records: {
+    name: 'ads_records',
+    grain: 'data record kept',
+    columns: [
+      c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
+      c('file_kind', 'string', 'ads.txt or app-ads.txt', { nullable: false, dict: true }),
+      c('line_no', 'int32', '1-based line number', { nullable: false }),
+      c('ad_system_domain', 'string', 'field 1, lower-cased', { nullable: false }),
+      c('seller_account_id', 'string', 'field 2', { nullable: false }),
+      c('relationship', 'string', 'field 3, upper-cased (DIRECT, RESELLER, or other kept with a warning)', { nullable: false, dict: true }),
+      c('cert_authority_id', 'string', 'field 4, null when absent'),
+      c('extension', 'string', 'text after the first ";", null when absent'),
+    ],
+  },
+  ads_variables: {
+    name: 'ads_variables',
+    grain: 'variable line',
+    columns: [
+      c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
+      c('file_kind', 'string', 'ads.txt or app-ads.txt', { nullable: false, dict: true }),
+      c('line_no', 'int32', '1-based line number', { nullable: false }),
+      c('name', 'string', 'variable name, upper-cased', { nullable: false, dict: true }),
+      c('value', 'string', 'value, trimmed', { nullable: false }),
+      c('value_domain', 'string', 'lower-cased domain for SUBDOMAIN, INVENTORYPARTNERDOMAIN, OWNERDOMAIN, MANAGERDOMAIN'),
+      c('value_country', 'string', 'ISO 3166-1 alpha-2 country of a MANAGERDOMAIN', { dict: true }),
+    ],
+  },
+  parse_issues: {
+    name: 'parse_issues',
+    grain: 'issue found',
+    columns: [
+      c('subject', 'string', 'host (or ad system domain) of the file', { nullable: false }),
+      c('file_kind', 'string', 'kind of file', { nullable: false, dict: true }),
+      c('line_no', 'int32', '1-based line number, null for file-level issues'),
+      c('severity', 'string', "'error', 'warning' or 'info'", { nullable: false, dict: true }),
+      c('code', 'string', 'stable issue code (see README)', { nullable: false, dict: true }),
+      c('message', 'string', 'human-readable explanation'),
+      c('line_text', 'string', 'the offending line, at most 256 characters'),
+    ],
+  },
+  hops: {
+    name: 'hops',
+    grain: 'referral seen',
+    columns: [
+      c('from_subject', 'string', 'subject whose file declared the referral', { nullable: false }),
+      c('from_file_kind', 'string', 'kind of the declaring file', { nullable: false, dict: true }),
+      c('kind', 'string', "'subdomain', 'inventorypartnerdomain', 'developer_url', 'developer_url_parent'", { nullable: false, dict: true }),
+      c('to_subject', 'string', 'subject referred to', { nullable: false }),
+      c('outcome', 'string', "'followed' or 'ignored'", { nullable: false, dict: true }),
+      c('reason', 'string', 'why ignored, null when followed', { dict: true }),
+      c('line_no', 'int32', 'line of the declaring variable, null for developer-URL hops'),
+    ],
+  },
+  robots_rules: {
+    name: 'robots_rules',
+    grain: 'rule line per user agent',
+    columns: [
+      c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
+      c('group_no', 'int32', '1-based group number in file order', { nullable: false }),
+      c('user_agent', 'string', 'user-agent value of the group, as written', { nullable: false }),
+      c('directive', 'string', "'allow' or 'disallow'", { nullable: false, dict: true }),
+      c('path', 'string', 'path pattern as written', { nullable: false }),
+      c('line_no', 'int32', '1-based line number', { nullable: false }),
+    ],
+  },
+  robots_sitemaps: {
+    name: 'robots_sitemaps',
+    grain: 'sitemap line',
+    columns: [
+      c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
+      c('url', 'string', 'sitemap URL as written', { nullable: false }),
+      c('line_no', 'int32', '1-based line number', { nullable: false }),
+    ],
+  },
+  robots_verdicts: {
+    name: 'robots_verdicts',
+    grain: '(host, agent, path) checked',
+    columns: [
+      c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
+      c('user_agent', 'string', 'product token checked', { nullable: false, dict: true }),
+      c('path', 'string', 'path checked', { nullable: false, dict: true }),
+      c('allowed', 'bool', 'RFC 9309 verdict', { nullable: false }),
+      c('matched_line', 'int32', 'line of the deciding rule, null when no rule matched'),
+      c('policy', 'string', "'rules', 'allow_all' or 'disallow_all' (RFC 9309 §2.3.1 access result)", { dict: true }),
+    ],
+  },
+  apps: {
+    name: 'apps',
+    grain: 'app input',
+    columns: [
+      c('store', 'string', "store name: 'google_play', 'apple', 'roku', 'amazon', 'samsung', … or 'other'", { dict: true }),
+      c('store_url', 'string', 'store URL as given', { nullable: false }),
+      c('bundle_id', 'string', 'bundle / package id'),
+      c('store_id', 'string', 'store id'),
+      c('developer_url', 'string', 'developer website URL'),
+      c('developer_url_source', 'string', "where developer_url came from: 'input', 'meta', 'page_link', …", { dict: true }),
+      c('subject', 'string', 'host whose app-ads.txt was used, null if none'),
+      c('status', 'string', 'outcome for the app (files.status of the app-ads.txt used, or a store-level status)', { dict: true }),
+    ],
+  },
+  sellers: {
+    name: 'sellers',
+    grain: 'seller entry',
+    columns: [
+      c('ad_system_domain', 'string', 'ad system whose sellers.json this is', { nullable: false }),
+      c('seller_id', 'string', 'seller_id'),
+      c('seller_type', 'string', "PUBLISHER, INTERMEDIARY or BOTH (upper-cased)", { dict: true }),
+      c('name', 'string', 'name'),
+      c('domain', 'string', 'domain, lower-cased'),
+      c('is_confidential', 'bool', 'is_confidential'),
+      c('is_passthrough', 'bool', 'is_passthrough'),
+      c('comment', 'string', 'comment'),
+    ],
+  },
+} as const satisfies Record<string, TableSchema>;
+
+export type TableName = keyof typeof tables;
+export const tableNames = Object.keys(tables) as TableName[];
+
+type JsOf<T extends ColumnType> = T extends 'string'
+  ? string
+  : T extends 'int32' | 'double'
+    ? number
+    : T extends 'int64'
+      ? number | bigint
+      : T extends 'bool'
+        ? boolean
+        : T extends 'timestamp'
+          ? Date
+          : T extends 'string[]'
+            ? string[]
+            : never;
+
+type ColumnsOf<N extends TableName> = (typeof tables)[N]['columns'][number];
+
+/** The row type of a table, derived from its schema: nullable columns accept null. */
+export type Row<N extends TableName> = {
+  [C in ColumnsOf<N> as C['name']]: C extends { nullable: false } ? JsOf<C['type']> : JsOf<C['type']> | null;
+};

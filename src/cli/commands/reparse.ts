@@ -1,0 +1,11 @@
+import type { Command } from '../main.js';
+
+// Placeholder until the owning issue lands; replaced by the real command.
+export const command: Command = {
+  summary: '(not built yet)',
+  usage: 'adsnap reparse: not built yet',
+  async run() {
+    process.stderr.write('adsnap reparse: not built yet\n');
+    return 1;
+  },
+};

@@ -1,0 +1,66 @@
+import { UsageError } from './usage-error.js';
+
+/** A CLI command: `run` returns the process exit status. */
+export interface Command {
+  summary: string;
+  usage: string;
+  run(argv: string[]): Promise<number>;
+}
+
+// Commands are loaded lazily so that `adsnap parse` never pays for undici, DuckDB or the writer.
+const commands: Record<string, () => Promise<{ command: Command }>> = {
+  parse: () => import('./commands/parse.js'),
+  robots: () => import('./commands/robots.js'),
+  'app-ads-url': () => import('./commands/app-ads-url.js'),
+  crawl: () => import('./commands/crawl.js'),
+  simweb: () => import('./commands/simweb.js'),
+  demo: () => import('./commands/demo.js'),
+  reparse: () => import('./commands/reparse.js'),
+};
+
+async function help(): Promise<string> {
+  const lines = ['adsnap — snapshots of the advertising supply chain (ads.txt, app-ads.txt, robots.txt, sellers.json)', '', 'Commands:'];
+  for (const [name, load] of Object.entries(commands)) {
+    try {
+      const { command } = await load();
+      lines.push(`  ${name.padEnd(12)} ${command.summary}`);
+    } catch {
+      lines.push(`  ${name.padEnd(12)} (not available in this build)`);
+    }
+  }
+  lines.push('', 'Run `adsnap <command> --help` for a command\'s options.');
+  return lines.join('\n') + '\n';
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(await help());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    const { version } = await import('../version.js');
+    process.stdout.write(`adsnap ${version}\n`);
+    return 0;
+  }
+  const load = commands[name];
+  if (!load) {
+    process.stderr.write(`adsnap: unknown command '${name}'\n\n${await help()}`);
+    return 2;
+  }
+  const { command } = await load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(command.usage.endsWith('\n') ? command.usage : command.usage + '\n');
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`adsnap ${name}: ${err.message}\n${command.usage}\n`);
+      return 2;
+    }
+    process.stderr.write(`adsnap ${name}: ${(err as Error)?.stack ?? String(err)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,3 @@
+// adsnap's library entry point. Each stage's public API is re-exported here as it lands.
+export { tables, tableNames, type Row, type TableName, type TableSchema, type Column } from '../schemas/tables.js';
+export { version, defaultUserAgent, productToken } from './version.js';
