@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
+import { Fetcher, resolveFetchConfig, type FetchConfig } from '../src/fetch/index.js';
+import { openSnapshotWriter, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
+import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
+import { rootDomain } from '../src/util/domain.js';
+import { productToken, version } from '../src/version.js';
+import { crawlAdsFile } from './ads-file-job.js';
+import { RowEmitter, type CrawlContext } from './context.js';
+import { crawlDomain } from './domain-job.js';
+import { runPool } from './pool.js';
+import { Referrals } from './referral-registry.js';
+import { crawlRobots } from './robots-job.js';
+import { RunStats } from './run-stats.js';
+
+export interface CrawlOptions {
+  /** Domain list (path or '-'), or null. */
+  domains: string | null;
+  /** App list (path or '-'), or null. */
+  apps?: string | null;
+  outDir: string;
+  /** YYYY-MM-DD, UTC. @default today */
+  snapshotDate?: string;
+  runId?: string;
+  limit?: number;
+  zipEntry?: string;
+  /** Subjects crawled at once. @default 64 */
+  concurrency?: number;
+  fetch?: Partial<FetchConfig>;
+  verdictAgents?: readonly string[];
+  verdictPaths?: readonly string[];
+  /** @default 'store' */
+  obeyRobots?: 'store' | 'all';
+  /** Fetch the sellers.json of every ad system named. @default true */
+  sellers?: boolean;
+  signal?: AbortSignal;
+  /** Called with the run's counters; the CLI turns it into a progress display or JSON lines. */
+  stats?: RunStats;
+}
+
+export interface CrawlResult {
+  runId: string;
+  snapshotDate: string;
+  manifestPath: string;
+  stats: RunStats;
+  list: ListStats | null;
+  tables: Record<string, { rows: number; parts: string[] }>;
+}
+
+export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
+  const snapshotDate = options.snapshotDate ?? new Date().toISOString().slice(0, 10);
+  const runId = options.runId ?? `${snapshotDate}-${randomUUID().slice(0, 8)}`;
+  const stats = options.stats ?? new RunStats();
+  const signal = options.signal ?? new AbortController().signal;
+  const concurrency = options.concurrency ?? 64;
+  const fetchConfig = resolveFetchConfig({ ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
+
+  const writer: SnapshotWriter = await openSnapshotWriter({ outDir: options.outDir, snapshotDate, runId });
+  const fetcher = new Fetcher(fetchConfig);
+  const ctx: CrawlContext = {
+    fetcher,
+    out: new RowEmitter(writer),
+    stats,
+    signal,
+    options: {
+      verdictAgents: options.verdictAgents ?? DEFAULT_VERDICT_AGENTS,
+      verdictPaths: options.verdictPaths ?? DEFAULT_VERDICT_PATHS,
+      obeyRobots: options.obeyRobots ?? 'store',
+      productToken,
+    },
+  };
+  const referrals = new Referrals();
+  let list: ListStats | null = null;
+  const roots = new Set<string>();
+  try {
+    if (options.domains) {
+      stats.phase = 'domains';
+      const src = readDomainList(options.domains, { limit: options.limit, zipEntry: options.zipEntry });
+      list = src.stats;
+      await runPool(
+        src.targets,
+        concurrency,
+        async (t) => {
+          roots.add(t.target);
+          await crawlDomain(ctx, t, referrals);
+        },
+        signal,
+      );
+    }
+    throwIfAborted(signal);
+
+    // Partner phase (ads.txt 1.1 §4.6, §5.7): each partner's ads.txt once per snapshot, one hop.
+    // A partner that is itself a listed root was already crawled as a root.
+    stats.phase = 'partners';
+    const partners = [...referrals.partners].filter((p) => !roots.has(p) && referrals.claimSubject(p)).sort();
+    stats.queued = partners.length;
+    await runPool(
+      partners,
+      concurrency,
+      async (partner) => {
+        const robots = await crawlRobots(ctx, partner, 'inventorypartnerdomain');
+        await crawlAdsFile(ctx, { subject: partner, fileKind: 'ads.txt', via: 'inventorypartnerdomain', role: 'inventorypartnerdomain', root: rootDomain(partner) ?? partner, robots }, referrals.adSystems);
+        stats.partnersDone++;
+        stats.queued--;
+      },
+      signal,
+    );
+    throwIfAborted(signal);
+
+    stats.phase = 'committing';
+    const committed = await writer.commit();
+    stats.phase = 'done';
+    const manifestPath = await writeRunManifest(options.outDir, runId, {
+      run_id: runId,
+      snapshot_date: snapshotDate,
+      adsnap_version: version,
+      node_version: process.version,
+      inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent },
+      list,
+      counts: stats.snapshot(),
+      tables: committed.tables,
+      finished_at: new Date().toISOString(),
+    });
+    return { runId, snapshotDate, manifestPath, stats, list, tables: committed.tables };
+  } catch (err) {
+    await writer.abort();
+    throw err;
+  } finally {
+    await fetcher.close();
+  }
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('crawl aborted');
+}

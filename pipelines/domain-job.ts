@@ -1,0 +1,36 @@
+import type { TargetInput } from '../src/sources/domain-list.js';
+import { crawlAdsFile } from './ads-file-job.js';
+import type { CrawlContext } from './context.js';
+import type { Referrals } from './referral-registry.js';
+import { crawlRobots } from './robots-job.js';
+
+/**
+ * One root domain (ads.txt 1.1 §5.5: crawl the PSL+1 of each listed site): its robots.txt, its
+ * ads.txt, then the subdomains its ads.txt declares (followed at once: they belong to this root,
+ * which keeps a domain's hops inside one shard). Partners are queued for the partner phase.
+ */
+export async function crawlDomain(ctx: CrawlContext, target: TargetInput, referrals: Referrals): Promise<void> {
+  const root = target.target;
+  ctx.out.emit('targets', {
+    target: root,
+    target_kind: 'domain',
+    rank: target.rank,
+    source: target.source,
+    input_line: target.inputLine,
+    input_text: target.inputText,
+  });
+  const robots = await crawlRobots(ctx, root, 'root');
+  const res = await crawlAdsFile(ctx, { subject: root, fileKind: 'ads.txt', via: 'root', role: 'root', root, robots }, referrals.adSystems);
+  for (const hop of res.hops) {
+    if (hop.outcome !== 'followed') continue;
+    if (hop.kind === 'inventorypartnerdomain') {
+      referrals.addPartner(hop.toSubject);
+    } else if (hop.kind === 'subdomain' && referrals.claimSubject(hop.toSubject)) {
+      const subRobots = await crawlRobots(ctx, hop.toSubject, 'subdomain');
+      const sub = await crawlAdsFile(ctx, { subject: hop.toSubject, fileKind: 'ads.txt', via: 'subdomain', role: 'subdomain', root, robots: subRobots }, referrals.adSystems);
+      // A subdomain's file speaks for its own inventory: its partners are one hop from it.
+      for (const h of sub.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject);
+    }
+  }
+  ctx.stats.targetsDone++;
+}

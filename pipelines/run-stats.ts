@@ -1,0 +1,49 @@
+import type { Row } from '../schemas/tables.js';
+
+/** Counters of a run: what the progress display, the JSON log lines and the run manifest report. */
+export class RunStats {
+  readonly startedAt = Date.now();
+  targetsTotal: number | null = null;
+  targetsDone = 0;
+  appsDone = 0;
+  partnersDone = 0;
+  sellersDone = 0;
+  requests = 0;
+  bytes = 0;
+  readonly fetchErrors: Record<string, number> = {};
+  readonly fileStatus: Record<string, number> = {};
+  readonly rows: Record<string, number> = {};
+  /** Referral targets waiting (partners, sellers.json) — the "hop queue". */
+  queued = 0;
+  phase = 'starting';
+
+  countFetch(r: Row<'fetches'>): void {
+    this.requests++;
+    if (typeof r.bytes === 'number') this.bytes += r.bytes;
+    if (r.error) this.fetchErrors[r.error] = (this.fetchErrors[r.error] ?? 0) + 1;
+  }
+
+  countFile(fileKind: string, status: string): void {
+    const k = `${fileKind}:${status}`;
+    this.fileStatus[k] = (this.fileStatus[k] ?? 0) + 1;
+  }
+
+  snapshot() {
+    const elapsedS = (Date.now() - this.startedAt) / 1000;
+    return {
+      phase: this.phase,
+      elapsed_s: Math.round(elapsedS * 10) / 10,
+      targets_done: this.targetsDone,
+      targets_total: this.targetsTotal,
+      apps_done: this.appsDone,
+      partners_done: this.partnersDone,
+      sellers_done: this.sellersDone,
+      queued: this.queued,
+      requests: this.requests,
+      bytes: this.bytes,
+      rate_per_s: elapsedS > 0 ? Math.round((this.targetsDone / elapsedS) * 10) / 10 : 0,
+      fetch_errors: { ...this.fetchErrors },
+      file_status: { ...this.fileStatus },
+    };
+  }
+}

@@ -1,0 +1,85 @@
+import type { Row } from '../../schemas/tables.js';
+import type { FileStatus } from '../resolve/file-status.js';
+
+/**
+ * Row builders: the only place where parser and fetch outputs are turned into table rows, so
+ * every table's column mapping can be read in one file.
+ */
+export interface IssueLike {
+  lineNo: number | null;
+  severity: 'error' | 'warning' | 'info';
+  code: string;
+  message: string;
+  lineText: string | null;
+}
+
+/** contract §3: `parse_issues.line_text` keeps at most 256 characters. */
+export const LINE_TEXT_MAX = 256;
+
+export function issueRow(subject: string, fileKind: string, i: IssueLike): Row<'parse_issues'> {
+  return {
+    subject,
+    file_kind: fileKind,
+    line_no: i.lineNo,
+    severity: i.severity,
+    code: i.code,
+    message: i.message,
+    line_text: i.lineText === null ? null : i.lineText.length > LINE_TEXT_MAX ? i.lineText.slice(0, LINE_TEXT_MAX) : i.lineText,
+  };
+}
+
+export type Via = 'root' | 'subdomain' | 'inventorypartnerdomain' | 'developer_url' | 'developer_url_parent' | 'ad_system' | 'store';
+
+export interface FileRowInput {
+  subject: string;
+  fileKind: string;
+  via: Via;
+  url: string | null;
+  status: FileStatus;
+  httpStatus: number | null;
+  valid: boolean;
+  robotsAllowed: boolean | null;
+  records?: number;
+  variables?: number;
+  errors?: number;
+  warnings?: number;
+  bytes?: number | null;
+  sha256?: string | null;
+  contentType?: string | null;
+  fetchedAt?: Date | null;
+  ageDays?: number | null;
+}
+
+export function fileRow(f: FileRowInput): Row<'files'> {
+  return {
+    subject: f.subject,
+    file_kind: f.fileKind,
+    via: f.via,
+    url: f.url,
+    status: f.status,
+    http_status: f.httpStatus,
+    valid: f.valid,
+    robots_allowed: f.robotsAllowed,
+    records: f.records ?? 0,
+    variables: f.variables ?? 0,
+    errors: f.errors ?? 0,
+    warnings: f.warnings ?? 0,
+    bytes: f.bytes ?? null,
+    sha256: f.sha256 ?? null,
+    content_type: f.contentType ?? null,
+    fetched_at: f.fetchedAt ?? null,
+    age_days: f.ageDays ?? null,
+  };
+}
+
+export function hopRow(
+  fromSubject: string,
+  fromFileKind: string,
+  kind: Row<'hops'>['kind'],
+  toSubject: string,
+  outcome: 'followed' | 'ignored',
+  reason: string | null,
+  lineNo: number | null,
+): Row<'hops'> {
+  return { from_subject: fromSubject, from_file_kind: fromFileKind, kind, to_subject: toSubject, outcome, reason, line_no: lineNo };
+}
