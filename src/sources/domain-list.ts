@@ -1,0 +1,169 @@
+/**
+ * Domain lists → crawl targets (contract §1 `adsnap crawl --domains FILE`): plain text (one
+ * domain or URL per line), Tranco-style `rank,domain`, or CSV with a header naming a `domain`
+ * column (and optionally a rank column), each optionally `.gz`/`.zip`, or stdin. Each value
+ * becomes its root domain (PSL+1); duplicates and malformed lines are counted, never fatal.
+ * Streams: lines are pulled only as fast as the consumer takes targets (that is the backpressure
+ * from the crawl and its Parquet writers back to the file).
+ */
+import path from 'node:path';
+import { normaliseDomain, type MalformedReason } from './domain-normalise.js';
+import { openLines, parseCsvLine } from './line-reader.js';
+import { RootSet } from './root-set.js';
+
+export interface TargetInput {
+  /** Root domain, ASCII (punycode), lower-case. */
+  target: string;
+  /** Rank column when the list has one, else the order among accepted lines (1-based). */
+  rank: number | null;
+  /** Input file name (or `sourceName`). */
+  source: string;
+  /** 1-based line number in the input. */
+  inputLine: number;
+  /** The value as written, before normalisation. */
+  inputText: string;
+}
+
+export interface ListStats {
+  /** Lines read (including blank lines, comments and the header). */
+  lines: number;
+  accepted: number;
+  duplicates: number;
+  malformed: number;
+  /** The first few malformed lines, for the run manifest and the CLI's report. */
+  malformedSamples: { lineNo: number; text: string; reason: string }[];
+  /** Malformed lines per reason. */
+  malformedByReason: Partial<Record<MalformedReason, number>>;
+  skippedHeader: boolean;
+  /** Blank lines and `#` comments. */
+  ignored: number;
+  /** How the lines were read. */
+  layout: 'text' | 'rank_domain' | 'csv_header' | 'csv' | 'unknown';
+  /** `limit` was reached before the end of the input. */
+  stoppedAtLimit: boolean;
+  /** The input was read to its end. */
+  complete: boolean;
+}
+
+export interface ReadDomainListOptions {
+  /** Stop after this many accepted targets. */
+  limit?: number;
+  /** Zip entry to read (default: the first file entry). */
+  zipEntry?: string;
+  /** Value of `source` (default: the input's base name, or `stdin`). */
+  sourceName?: string;
+  /** Malformed lines kept as samples. @default 20 */
+  maxSamples?: number;
+}
+
+const DOMAIN_HEADERS = ['domain', 'host', 'hostname', 'site', 'website', 'url'];
+
+interface Layout {
+  kind: ListStats['layout'];
+  domainCol: number; // -1: the whole line
+  rankCol: number; // -1: none
+}
+
+export function readDomainList(input: string, options: ReadDomainListOptions = {}): { targets: AsyncIterable<TargetInput>; stats: ListStats } {
+  const limit = options.limit ?? Infinity;
+  if (!(limit === Infinity || (Number.isInteger(limit) && limit >= 0))) throw new TypeError(`limit must be a non-negative integer, got ${options.limit}`);
+  const source = options.sourceName ?? (input === '-' ? 'stdin' : path.basename(input));
+  const maxSamples = options.maxSamples ?? 20;
+  const stats: ListStats = {
+    lines: 0,
+    accepted: 0,
+    duplicates: 0,
+    malformed: 0,
+    malformedSamples: [],
+    malformedByReason: {},
+    skippedHeader: false,
+    ignored: 0,
+    layout: 'unknown',
+    stoppedAtLimit: false,
+    complete: false,
+  };
+
+  const malformed = (lineNo: number, text: string, reason: MalformedReason) => {
+    stats.malformed++;
+    stats.malformedByReason[reason] = (stats.malformedByReason[reason] ?? 0) + 1;
+    if (stats.malformedSamples.length < maxSamples) stats.malformedSamples.push({ lineNo, text: text.slice(0, 256), reason });
+  };
+
+  async function* generate(): AsyncGenerator<TargetInput> {
+    if (limit === 0) {
+      stats.stoppedAtLimit = true;
+      return;
+    }
+    const seen = new RootSet();
+    let layout: Layout | null = null;
+    for await (const { line, lineNo } of openLines(input, options.zipEntry === undefined ? {} : { zipEntry: options.zipEntry })) {
+      stats.lines++;
+      const trimmed = line.trim();
+      if (trimmed === '' || trimmed.startsWith('#')) {
+        stats.ignored++;
+        continue;
+      }
+      if (layout === null) {
+        layout = detectLayout(trimmed);
+        stats.layout = layout.kind;
+        if (layout.kind === 'csv_header') {
+          stats.skippedHeader = true;
+          continue;
+        }
+      }
+      const cells = layout.domainCol < 0 ? null : parseCsvLine(trimmed);
+      const value = cells === null ? trimmed : cells[layout.domainCol];
+      if (value === undefined) {
+        malformed(lineNo, line, 'no_domain_field');
+        continue;
+      }
+      const n = normaliseDomain(value);
+      if (!n.ok) {
+        malformed(lineNo, line, n.reason);
+        continue;
+      }
+      if (!seen.add(n.root)) {
+        stats.duplicates++;
+        continue;
+      }
+      stats.accepted++;
+      const rank = layout.rankCol >= 0 ? parseRank(cells![layout.rankCol]) : stats.accepted;
+      yield { target: n.root, rank, source, inputLine: lineNo, inputText: value.trim() };
+      if (stats.accepted >= limit) {
+        stats.stoppedAtLimit = true;
+        return; // leaving the for-await closes the file (and the zip) early
+      }
+    }
+    stats.complete = true;
+  }
+
+  return { targets: { [Symbol.asyncIterator]: generate }, stats };
+}
+
+/**
+ * The first data line decides the layout: a CSV header naming a domain column (`domain`,
+ * `host`, `url`, … in any position; a rank column is `rank` or one ending in `rank`, e.g.
+ * Majestic's `GlobalRank`), Tranco's headerless `rank,domain`, or one value per line.
+ */
+function detectLayout(firstLine: string): Layout {
+  if (!firstLine.includes(',')) return { kind: 'text', domainCol: -1, rankCol: -1 };
+  const cells = parseCsvLine(firstLine).map((c) => c.trim().toLowerCase());
+  for (const name of DOMAIN_HEADERS) {
+    const domainCol = cells.indexOf(name);
+    if (domainCol >= 0) {
+      let rankCol = cells.indexOf('rank');
+      if (rankCol < 0) rankCol = cells.findIndex((c) => c.endsWith('rank'));
+      return { kind: 'csv_header', domainCol, rankCol };
+    }
+  }
+  if (/^\d+$/.test(cells[0] ?? '') && cells.length >= 2) return { kind: 'rank_domain', domainCol: 1, rankCol: 0 };
+  return { kind: 'csv', domainCol: 0, rankCol: -1 }; // headerless CSV: the first column
+}
+
+function parseRank(cell: string | undefined): number | null {
+  if (cell === undefined) return null;
+  const t = cell.trim();
+  if (!/^\d{1,10}$/.test(t)) return null;
+  const n = Number(t);
+  return n <= 0x7fffffff ? n : null; // targets.rank is int32
+}
