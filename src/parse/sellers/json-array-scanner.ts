@@ -1,0 +1,394 @@
+/**
+ * Incremental structural scanner for a JSON document shaped like sellers.json: one top-level
+ * object whose members are handed over as raw JSON text, except one array member (`sellers`)
+ * whose elements are handed over one by one as they complete. Only one element (or one
+ * ordinary member value) is held in memory at a time, so a 200 MB file scans in flat memory.
+ *
+ * Why not a generic streaming JSON parser: @streamparser/json builds every value token by token
+ * in JS (17.6 MB/s on a 50 MB sellers.json, see README "Performance"); scanning structure here
+ * and letting the engine's native `JSON.parse` build each small element is several times faster
+ * and still validates every value byte (JSON.parse rejects what the scanner let through).
+ *
+ * Recovery, because real files are broken (corpus/sellers): a structural error before the
+ * array is reported, then the scanner searches the rest of the input for `"sellers": [` and
+ * resumes there; between elements a missing comma or a trailing comma is reported and skipped.
+ */
+
+export interface JsonArrayScanHandler {
+  /** True for the member key whose array value is streamed element by element. */
+  isStreamedKey(key: string): boolean;
+  /** The first significant character was not `{`: an array, HTML (`<`), or something else. */
+  onNotObject(kind: 'array' | 'html' | 'other', lineNo: number): void;
+  /** A top-level member that is not streamed, with its value as raw JSON text ('' when discarded as too large). */
+  onMember(key: string, valueText: string, lineNo: number): void;
+  /** The streamed array member started (its key as written). */
+  onArrayStart(key: string, lineNo: number): void;
+  /** One element of the streamed array, as raw JSON text ('' when discarded as too large). */
+  onElement(text: string, lineNo: number, tooLarge: boolean): void;
+  /** A structural JSON error; `recovered` says whether scanning goes on. */
+  onSyntaxError(message: string, lineNo: number, recovered: boolean): void;
+}
+
+export interface JsonArrayScanOptions {
+  /** Longest element or member value kept, in characters; longer ones are reported and skipped. @default 1 MiB */
+  maxValueChars?: number;
+}
+
+const enum S {
+  Start,
+  KeyOrEnd, // after `{`
+  Key, // after `,` in the top-level object
+  KeyText,
+  Colon,
+  Value,
+  MemberText,
+  AfterMember,
+  ElemOrEnd, // after `[`
+  Elem, // after `,` in the array
+  ElemText,
+  AfterElem,
+  Done,
+  Resync,
+  Stopped,
+}
+
+// "sellers" (any case) : [ — where scanning resumes after a structural error.
+const RESYNC = /"sellers"\s*:\s*\[/i;
+const RESYNC_TAIL = 64;
+
+export class JsonArrayScanner {
+  private state = S.Start;
+  private readonly decoder = new TextDecoder('utf-8'); // drops a UTF-8 BOM, replaces invalid bytes
+  private readonly maxValueChars: number;
+  // Value capture: text parts of the value so far, and its nesting state.
+  private parts: string[] = [];
+  private capLen = 0;
+  private capTooLarge = false;
+  private depth = 0;
+  private inString = false;
+  private escape = false;
+  private scalar = false;
+  private capLine = 0;
+  private key = '';
+  private streamed = false; // the streamed array has started at least once
+  private resyncTail = '';
+  // Lines: counted lazily up to `lineCursor` in the current text.
+  private line = 1;
+  private lineCursor = 0;
+  private text = '';
+
+  constructor(
+    private readonly handler: JsonArrayScanHandler,
+    options: JsonArrayScanOptions = {},
+  ) {
+    this.maxValueChars = options.maxValueChars ?? 1 << 20;
+  }
+
+  /** True until a first significant character has been seen. */
+  get sawNothing(): boolean {
+    return this.state === S.Start;
+  }
+
+  push(chunk: Uint8Array): void {
+    this.scan(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  pushText(text: string): void {
+    // A UTF-8 BOM decoded by someone else arrives as U+FEFF; TextDecoder drops it for bytes.
+    this.scan(this.state === S.Start && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  }
+
+  /** Ends the input; reports an unexpected end when the document is incomplete. */
+  end(): void {
+    const rest = this.decoder.decode();
+    if (rest) this.scan(rest);
+    const s = this.state;
+    if (s === S.MemberText && this.scalar && this.depth === 0 && !this.inString) {
+      // A document ending right after a scalar value has no closing brace anyway.
+      this.handler.onSyntaxError('unexpected end of input', this.line, false);
+    } else if (s !== S.Start && s !== S.Done && s !== S.Stopped) {
+      this.handler.onSyntaxError(s === S.Resync ? 'no sellers array found after the error' : 'unexpected end of input', this.line, false);
+    }
+    this.state = S.Stopped;
+    this.parts = [];
+  }
+
+  private lineAt(pos: number): number {
+    const t = this.text;
+    let i = t.indexOf('\n', this.lineCursor);
+    while (i !== -1 && i < pos) {
+      this.line++;
+      i = t.indexOf('\n', i + 1);
+    }
+    if (pos > this.lineCursor) this.lineCursor = pos;
+    return this.line;
+  }
+
+  private error(message: string, pos: number): void {
+    const lineNo = this.lineAt(pos);
+    // Before the streamed array: look for it further on. After it: nothing left worth reading.
+    const recover = !this.streamed;
+    this.handler.onSyntaxError(message, lineNo, recover);
+    this.state = recover ? S.Resync : S.Stopped;
+    this.resyncTail = '';
+  }
+
+  private beginCapture(text: string, i: number): void {
+    this.parts = [];
+    this.capLen = 0;
+    this.capTooLarge = false;
+    this.depth = 0;
+    this.inString = false;
+    this.escape = false;
+    const c = text.charCodeAt(i);
+    this.scalar = !(c === 34 || c === 123 || c === 91);
+    this.capLine = this.lineAt(i);
+  }
+
+  /**
+   * Advances the current capture from `i`; returns the index just after the value when it
+   * ends in this text, or -1 (then the text from `from` is kept and scanning continues with the
+   * next chunk).
+   */
+  private capture(text: string, i: number, from: number): number {
+    const n = text.length;
+    let depth = this.depth;
+    let inString = this.inString;
+    let escape = this.escape;
+    let end = -1;
+    if (this.scalar) {
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 44 || c === 125 || c === 93 || c === 32 || c === 10 || c === 13 || c === 9) {
+          end = i;
+          break;
+        }
+      }
+    } else {
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        if (inString) {
+          if (escape) escape = false;
+          else if (c === 92) escape = true;
+          else if (c === 34) {
+            inString = false;
+            if (depth === 0) {
+              end = i + 1;
+              break;
+            }
+          }
+        } else if (c === 34) inString = true;
+        else if (c === 123 || c === 91) depth++;
+        else if (c === 125 || c === 93) {
+          if (--depth === 0) {
+            end = i + 1;
+            break;
+          }
+        }
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escape = escape;
+    const stop = end === -1 ? n : end;
+    if (!this.capTooLarge) {
+      this.capLen += stop - from;
+      if (this.capLen > this.maxValueChars) {
+        this.capTooLarge = true;
+        this.parts = [];
+      } else if (end === -1) this.parts.push(text.slice(from));
+    }
+    return end;
+  }
+
+  private takeCapture(text: string, from: number, end: number): string {
+    if (this.capTooLarge) return '';
+    const last = text.slice(from, end);
+    if (this.parts.length === 0) return last;
+    this.parts.push(last);
+    const whole = this.parts.join('');
+    this.parts = [];
+    return whole;
+  }
+
+  private scan(text: string): void {
+    this.text = text;
+    this.lineCursor = 0;
+    const n = text.length;
+    let i = 0;
+    // A capture carried over from the previous chunk continues at 0.
+    while (i < n) {
+      const s = this.state;
+      if (s === S.Stopped) return this.finishText();
+      if (s === S.Resync) {
+        i = this.resync(text, i);
+        continue;
+      }
+      if (s === S.KeyText || s === S.MemberText || s === S.ElemText) {
+        const from = i;
+        const end = this.capture(text, i, from);
+        if (end === -1) {
+          i = n;
+          break;
+        }
+        const value = this.takeCapture(text, from, end);
+        i = end;
+        this.completeCapture(s, value);
+        continue;
+      }
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 10 || c === 13 || c === 9) {
+        i++;
+        continue;
+      }
+      switch (s) {
+        case S.Start:
+          if (c === 123) this.state = S.KeyOrEnd;
+          else {
+            this.handler.onNotObject(c === 91 ? 'array' : c === 60 ? 'html' : 'other', this.lineAt(i));
+            this.state = S.Stopped;
+          }
+          i++;
+          break;
+        case S.KeyOrEnd:
+        case S.Key:
+          if (c === 34) {
+            this.beginCapture(text, i);
+            this.state = S.KeyText;
+            i = this.startCapture(text, i);
+          } else if (c === 125 && s === S.KeyOrEnd) {
+            this.state = S.Done;
+            i++;
+          } else this.error(s === S.Key && c === 125 ? 'trailing comma before }' : `expected a member name, found ${show(text, i)}`, i);
+          break;
+        case S.Colon:
+          if (c === 58) {
+            this.state = S.Value;
+            i++;
+          } else this.error(`expected ':' after member name, found ${show(text, i)}`, i);
+          break;
+        case S.Value:
+          if (c === 91 && this.handler.isStreamedKey(this.key)) {
+            this.streamed = true;
+            this.handler.onArrayStart(this.key, this.lineAt(i));
+            this.state = S.ElemOrEnd;
+            i++;
+          } else if (c === 44 || c === 125 || c === 93 || c === 58) {
+            this.error(`expected a value, found ${show(text, i)}`, i);
+          } else {
+            this.beginCapture(text, i);
+            this.state = S.MemberText;
+            i = this.startCapture(text, i);
+          }
+          break;
+        case S.AfterMember:
+          if (c === 44) this.state = S.Key;
+          else if (c === 125) this.state = S.Done;
+          else {
+            this.error(`expected ',' or '}' after a member, found ${show(text, i)}`, i);
+            break;
+          }
+          i++;
+          break;
+        case S.ElemOrEnd:
+        case S.Elem:
+          if (c === 93) {
+            if (s === S.Elem) this.handler.onSyntaxError('trailing comma before ]', this.lineAt(i), true);
+            this.state = S.AfterMember;
+            i++;
+          } else if (c === 44) {
+            this.handler.onSyntaxError('empty array element (two commas)', this.lineAt(i), true);
+            i++;
+          } else {
+            this.beginCapture(text, i);
+            this.state = S.ElemText;
+            i = this.startCapture(text, i);
+          }
+          break;
+        case S.AfterElem:
+          if (c === 44) {
+            this.state = S.Elem;
+            i++;
+          } else if (c === 93) {
+            this.state = S.AfterMember;
+            i++;
+          } else {
+            // Lenient: a missing comma between elements is reported, and the next element read.
+            this.handler.onSyntaxError(`expected ',' or ']' after an array element, found ${show(text, i)}`, this.lineAt(i), true);
+            this.state = S.Elem;
+          }
+          break;
+        case S.Done:
+          this.handler.onSyntaxError(`unexpected data after the end of the document: ${show(text, i)}`, this.lineAt(i), false);
+          this.state = S.Stopped;
+          break;
+        default:
+          throw new Error(`unreachable scanner state ${s}`);
+      }
+    }
+    this.finishText();
+  }
+
+  /** Starts a capture at `i` (its first character); returns where scanning continues. */
+  private startCapture(text: string, i: number): number {
+    const s = this.state;
+    const from = i;
+    let end: number;
+    if (this.scalar) end = this.capture(text, i, from);
+    else {
+      // Consume the opening character, then continue inside the value.
+      const c = text.charCodeAt(i);
+      if (c === 34) this.inString = true;
+      else this.depth = 1;
+      end = this.capture(text, i + 1, from);
+    }
+    if (end === -1) return text.length;
+    this.completeCapture(s, this.takeCapture(text, from, end));
+    return end;
+  }
+
+  private completeCapture(s: S, value: string): void {
+    if (s === S.KeyText) {
+      let key: unknown;
+      try {
+        key = JSON.parse(value);
+      } catch {
+        key = value.slice(1, -1);
+      }
+      this.key = String(key);
+      this.state = S.Colon;
+    } else if (s === S.MemberText) {
+      this.handler.onMember(this.key, value, this.capLine);
+      this.state = S.AfterMember;
+    } else {
+      this.handler.onElement(value, this.capLine, this.capTooLarge);
+      this.state = S.AfterElem;
+    }
+  }
+
+  private resync(text: string, i: number): number {
+    const hay = this.resyncTail + text.slice(i);
+    const m = RESYNC.exec(hay);
+    if (!m) {
+      this.resyncTail = hay.slice(-RESYNC_TAIL);
+      return text.length;
+    }
+    const after = i + (m.index + m[0].length - this.resyncTail.length);
+    this.resyncTail = '';
+    this.key = 'sellers';
+    this.streamed = true;
+    this.handler.onArrayStart(this.key, this.lineAt(after));
+    this.state = S.ElemOrEnd;
+    return after;
+  }
+
+  private finishText(): void {
+    this.lineAt(this.text.length);
+    this.lineCursor = 0;
+    this.text = '';
+  }
+}
+
+function show(text: string, i: number): string {
+  return JSON.stringify(text.slice(i, i + 12));
+}

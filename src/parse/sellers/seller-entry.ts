@@ -1,0 +1,125 @@
+import { isValidDnsName, rootDomain, toAsciiHost } from '../../util/domain.js';
+import type { Seller, SellersIssueCode } from './types.js';
+
+/**
+ * Reads one parsed `sellers[]` element into a Seller and reports what violates sellers.json 1.0
+ * (Seller object). Everything readable is kept: a violation is an issue, not a dropped row,
+ * so analysts choose how strict to be (spec-decisions).
+ */
+
+export type EntryIssue = (code: SellersIssueCode, message: string) => void;
+
+const SELLER_TYPES = new Set(['PUBLISHER', 'INTERMEDIARY', 'BOTH']);
+
+// Keys as real files spell them (camelCase, other cases) → the spec's snake_case names.
+const SELLER_KEYS: Record<string, string> = {
+  sellerid: 'seller_id',
+  sellertype: 'seller_type',
+  isconfidential: 'is_confidential',
+  ispassthrough: 'is_passthrough',
+  name: 'name',
+  domain: 'domain',
+  comment: 'comment',
+  ext: 'ext',
+};
+
+/** The spec's name for a key written differently (`sellerId` → `seller_id`), or the key itself. */
+export function canonicalSellerKey(key: string): string {
+  return SELLER_KEYS[key.replace(/[_\-\s]/g, '').toLowerCase()] ?? key;
+}
+
+/** Fields of an entry under their canonical names; `onRenamed` hears each key written differently. */
+function canonicalFields(entry: Record<string, unknown>, onRenamed: (written: string, canonical: string) => void): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(entry)) {
+    const canonical = canonicalSellerKey(key);
+    if (canonical !== key) onRenamed(key, canonical);
+    if (!(canonical in out) || out[canonical] === undefined) out[canonical] = entry[key];
+  }
+  return out;
+}
+
+function text(value: unknown, field: string, issue: EntryIssue): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') {
+    issue('INVALID_FIELD_TYPE', `${field} should be a string, found ${typeof value} ${String(value)}`);
+    return String(value);
+  }
+  issue('INVALID_FIELD_TYPE', `${field} should be a string, found ${Array.isArray(value) ? 'an array' : 'an object'}`);
+  return JSON.stringify(value);
+}
+
+/** sellers.json 1.0: is_confidential / is_passthrough are integers 0 or 1. */
+function flag(value: unknown, field: string, issue: EntryIssue): boolean | null {
+  if (value === undefined || value === null) return null;
+  if (value === 0 || value === 1) return value === 1;
+  if (value === true || value === false || value === '0' || value === '1' || value === 'true' || value === 'false') {
+    issue('INVALID_FLAG', `${field} should be the integer 0 or 1, found ${JSON.stringify(value)}`);
+    return value === true || value === '1' || value === 'true';
+  }
+  issue('INVALID_FLAG', `${field} should be the integer 0 or 1, found ${JSON.stringify(value)}; ignored`);
+  return null;
+}
+
+export interface EntryContext {
+  /** Seller ids seen so far in this file (duplicate detection). */
+  seenIds: Set<string>;
+  onRenamed(written: string, canonical: string): void;
+}
+
+export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, ctx: EntryContext, issue: EntryIssue): Seller {
+  const f = canonicalFields(entry, ctx.onRenamed);
+
+  // seller_id: required string, unique within the file.
+  let sellerId: string | null = null;
+  const rawId = f.seller_id;
+  if (typeof rawId === 'string') sellerId = rawId.trim();
+  else if (typeof rawId === 'number') {
+    issue('SELLER_ID_NOT_STRING', `seller_id should be a string, found the number ${rawId}`);
+    sellerId = String(rawId);
+  } else if (rawId !== undefined && rawId !== null) sellerId = text(rawId, 'seller_id', issue);
+  if (sellerId === null || sellerId === '') {
+    issue('MISSING_SELLER_ID', 'seller_id is missing or empty');
+    sellerId = null;
+  } else if (ctx.seenIds.has(sellerId)) {
+    issue('DUPLICATE_SELLER_ID', `seller_id ${JSON.stringify(sellerId)} appears more than once`);
+  } else ctx.seenIds.add(sellerId);
+
+  // seller_type: required, PUBLISHER | INTERMEDIARY | BOTH.
+  let sellerType = text(f.seller_type, 'seller_type', issue);
+  if (sellerType === null || sellerType.trim() === '') {
+    issue('MISSING_SELLER_TYPE', 'seller_type is missing or empty');
+    sellerType = null;
+  } else {
+    const upper = sellerType.trim().toUpperCase();
+    if (!SELLER_TYPES.has(upper)) issue('INVALID_SELLER_TYPE', `seller_type ${JSON.stringify(sellerType)} is not PUBLISHER, INTERMEDIARY or BOTH`);
+    else if (upper !== sellerType) issue('SELLER_TYPE_CASE', `seller_type ${JSON.stringify(sellerType)} should be written ${upper}`);
+    sellerType = upper;
+  }
+
+  const isConfidential = flag(f.is_confidential, 'is_confidential', issue);
+  const isPassthrough = flag(f.is_passthrough, 'is_passthrough', issue);
+  const name = text(f.name, 'name', issue);
+  const rawDomain = text(f.domain, 'domain', issue);
+  const comment = text(f.comment, 'comment', issue);
+  const domain = rawDomain === null || rawDomain.trim() === '' ? null : rawDomain.trim().toLowerCase();
+
+  if (isConfidential === true) {
+    // Confidential sellers are listed without identifying details.
+    if (name !== null && name.trim() !== '') issue('CONFIDENTIAL_WITH_NAME', 'a confidential seller (is_confidential = 1) has a name');
+    if (domain !== null) issue('CONFIDENTIAL_WITH_DOMAIN', 'a confidential seller (is_confidential = 1) has a domain');
+  } else {
+    if (name === null || name.trim() === '') issue('MISSING_NAME', 'name is required unless is_confidential = 1');
+    // domain may be omitted when the seller has no web presence: worth noting, not an error.
+    if (domain === null) issue('MISSING_DOMAIN', 'no domain (allowed only for sellers without a web presence)');
+  }
+  if (domain !== null) {
+    // domainToASCII cuts at '/', '?' or '#' ("site.com/" → "site.com"): check the raw text first.
+    const ascii = /[\s/?#:@\\]/.test(domain) ? '' : toAsciiHost(domain);
+    if (!isValidDnsName(ascii)) issue('INVALID_DOMAIN', `domain ${JSON.stringify(rawDomain)} is not a domain name`);
+    else if (rootDomain(ascii) !== ascii) issue('DOMAIN_NOT_ROOT', `domain ${JSON.stringify(domain)} is not a root domain (${rootDomain(ascii) ?? 'no registrable domain'})`);
+  }
+
+  return { sellerId, sellerType, name, domain, isConfidential, isPassthrough, comment, lineNo };
+}
