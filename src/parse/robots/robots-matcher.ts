@@ -1,0 +1,124 @@
+/**
+ * Compile a parsed robots.txt once, then answer "may this user agent fetch this URL" for many
+ * URLs without re-parsing (RFC 9309 §2.2).
+ *
+ * Group choice (§2.2.1): every group with a user-agent whose leading product-token characters
+ * equal the crawler's token (case-insensitive) applies, merged; when none does, the `*` groups
+ * apply, merged; else no rule applies. A matching group without rules allows everything — it does
+ * not fall back to `*`.
+ *
+ * Rule choice (§2.2.2): the matching rule with the most octets wins; on a tie `allow` wins; no
+ * matching rule means allowed; `/robots.txt` is always allowed. Empty patterns match nothing.
+ *
+ * Per user agent, the merged rules are sorted once by priority (longest first, `allow` before
+ * `disallow`, then file order), so a check stops at the first rule that matches.
+ */
+import { compilePattern, type PathPattern } from './path-pattern.js';
+import { normaliseUrlPath } from './percent-encoding.js';
+import type { RobotsTxt } from './types.js';
+import { pathFromUrl } from './url-path.js';
+import { isGlobalAgent, productTokenOf } from './user-agent.js';
+
+export interface RobotsCheck {
+  allowed: boolean;
+  /** Line of the deciding rule; null when no rule matched (or the policy is not `rules`). */
+  matchedLine: number | null;
+}
+
+export interface RobotsCheckOptions {
+  /**
+   * Google-only behaviour: AdsBot-Google (and other Google ad crawlers) ignore `*` groups and obey
+   * only groups that name them. Not RFC 9309 (§2.2.1 says obey `*`), so off by default.
+   * @default false
+   */
+  ignoreGlobalGroups?: boolean;
+}
+
+interface CompiledRule {
+  allow: boolean;
+  lineNo: number;
+  pattern: PathPattern;
+}
+
+interface CompiledGroup {
+  global: boolean;
+  tokens: readonly string[];
+  rules: readonly CompiledRule[];
+}
+
+const ROBOTS_TXT_PATH = '/robots.txt';
+
+export class RobotsMatcher {
+  private readonly groups: readonly CompiledGroup[];
+  private readonly globalRules: readonly CompiledRule[];
+  private readonly byAgent = new Map<string, readonly CompiledRule[] | null>();
+
+  private constructor(groups: CompiledGroup[]) {
+    this.groups = groups;
+    this.globalRules = sortRules(groups.filter((g) => g.global).flatMap((g) => g.rules));
+  }
+
+  static compile(txt: RobotsTxt): RobotsMatcher {
+    const patterns = new Map<string, PathPattern>();
+    const groups: CompiledGroup[] = txt.groups.map((g) => {
+      const tokens: string[] = [];
+      let global = false;
+      for (const ua of g.userAgents) {
+        if (isGlobalAgent(ua)) global = true;
+        else {
+          const t = productTokenOf(ua);
+          if (t.length > 0) tokens.push(t);
+        }
+      }
+      const rules: CompiledRule[] = [];
+      for (const r of g.rules) {
+        if (r.pattern.length === 0) continue; // `disallow:` with no path restricts nothing
+        let p = patterns.get(r.pattern);
+        if (!p) patterns.set(r.pattern, (p = compilePattern(r.pattern)));
+        rules.push({ allow: r.directive === 'allow', lineNo: r.lineNo, pattern: p });
+      }
+      return { global, tokens, rules };
+    });
+    return new RobotsMatcher(groups);
+  }
+
+  /**
+   * The rules that apply to a crawler: its own merged groups, or null when no group names it
+   * (then the `*` groups apply).
+   */
+  private rulesFor(userAgent: string): readonly CompiledRule[] | null {
+    const key = userAgent.toLowerCase();
+    let rules = this.byAgent.get(key);
+    if (rules === undefined) {
+      // Google's reference compares the caller's whole string: `Foo Bar` is not the token `foo`.
+      const specific = key.length === 0 ? [] : this.groups.filter((g) => g.tokens.includes(key));
+      rules = specific.length === 0 ? null : sortRules(specific.flatMap((g) => g.rules));
+      if (this.byAgent.size > 1024) this.byAgent.clear();
+      this.byAgent.set(key, rules);
+    }
+    return rules;
+  }
+
+  /** May `userAgent` (a product token, e.g. `Googlebot`) fetch `urlOrPath` (absolute URL or `/path?query`)? */
+  check(userAgent: string, urlOrPath: string, options?: RobotsCheckOptions): RobotsCheck {
+    const path = normaliseUrlPath(pathFromUrl(urlOrPath));
+    if (path === ROBOTS_TXT_PATH) return { allowed: true, matchedLine: null };
+    const own = this.rulesFor(userAgent);
+    const rules = own ?? (options?.ignoreGlobalGroups ? EMPTY : this.globalRules);
+    for (const r of rules) {
+      if (r.pattern.matches(path)) return { allowed: r.allow, matchedLine: r.lineNo };
+    }
+    return { allowed: true, matchedLine: null };
+  }
+
+  /** True when some group names this crawler (else it falls back to `*`). */
+  hasGroupFor(userAgent: string): boolean {
+    return this.rulesFor(userAgent) !== null;
+  }
+}
+
+const EMPTY: readonly CompiledRule[] = [];
+
+function sortRules(rules: CompiledRule[]): CompiledRule[] {
+  return rules.sort((a, b) => b.pattern.priority - a.pattern.priority || Number(b.allow) - Number(a.allow) || a.lineNo - b.lineNo);
+}
