@@ -46,8 +46,10 @@ export class AdsTxtParser {
   // Per-line context for issue reporting, so the tokenizer's sinks need no extra arguments.
   private curLineNo = 0;
   private curLine = '';
+  // A line's warnings are reported after its record or variable, so readers see the thing first.
+  private pending: { code: AdsTxtIssueCode; message: string }[] = [];
   private readonly lineIssue = (code: AdsTxtIssueCode, message: string): void => {
-    this.issue(code, this.curLineNo, message, this.curLine);
+    this.pending.push({ code, message });
   };
 
   constructor(
@@ -147,7 +149,7 @@ export class AdsTxtParser {
     this.curLineNo = lineNo;
     this.curLine = line;
     if (tooLong) {
-      this.lineIssue('LINE_TOO_LONG', 'the line is longer than the parser limit and was cut; it is not used');
+      this.issue('LINE_TOO_LONG', lineNo, 'the line is longer than the parser limit and was cut; it is not used', line);
       return;
     }
     const eq = variableEquals(content);
@@ -156,20 +158,32 @@ export class AdsTxtParser {
       const v = this.rules.interpret(lineNo, name, content.slice(eq + 1).trim(), this.lineIssue);
       this.variables++;
       this.handler.onVariable?.(v);
+      this.flushLineIssues();
       return;
     }
     const r = parseRecord(content, lineNo, this.lineIssue);
-    if (r === null) return;
+    if (r === null) {
+      this.flushLineIssues();
+      return;
+    }
     this.records++;
     if (isPlaceholder(r)) {
       this.placeholders++;
       if (this.placeholderLine === 0) this.placeholderLine = lineNo;
     }
     this.handler.onRecord?.(r);
+    if (this.pending.length > 0) this.flushLineIssues();
     if (!this.mixedNoted && this.placeholders > 0 && this.placeholders < this.records) {
       this.mixedNoted = true;
       this.issue('PLACEHOLDER_WITH_RECORDS', this.placeholderLine, 'the placeholder record (ads.txt 1.1 §3.2.1) appears beside real records', null);
     }
+  }
+
+  private flushLineIssues(): void {
+    const pending = this.pending;
+    if (pending.length === 0) return;
+    this.pending = [];
+    for (const p of pending) this.issue(p.code, this.curLineNo, p.message, this.curLine);
   }
 
   private noteEncoding(): void {
