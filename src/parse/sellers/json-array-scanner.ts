@@ -389,6 +389,7 @@ export class JsonArrayScanner {
   }
 }
 
+/** The offending character, quoted (only one, so the message does not depend on chunking). */
 function show(text: string, i: number): string {
-  return JSON.stringify(text.slice(i, i + 12));
+  return JSON.stringify(text[i] ?? '');
 }

@@ -65,11 +65,11 @@ function flag(value: unknown, field: string, issue: EntryIssue): boolean | null 
 export interface EntryContext {
   /** Seller ids seen so far in this file (duplicate detection). */
   seenIds: Set<string>;
-  onRenamed(written: string, canonical: string): void;
+  onRenamed(written: string, canonical: string, lineNo: number): void;
 }
 
 export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, ctx: EntryContext, issue: EntryIssue): Seller {
-  const f = canonicalFields(entry, ctx.onRenamed);
+  const f = canonicalFields(entry, (written, canonical) => ctx.onRenamed(written, canonical, lineNo));
 
   // seller_id: required string, unique within the file.
   let sellerId: string | null = null;

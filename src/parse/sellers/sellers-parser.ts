@@ -78,7 +78,7 @@ export class SellersJsonParser {
     this.maxIssuesPerCode = options.maxIssuesPerCode ?? 100;
     this.ctx = {
       seenIds: new Set(),
-      onRenamed: (written, canonical) => this.noteRenamed(written, canonical, null),
+      onRenamed: (written, canonical, lineNo) => this.noteRenamed(written, canonical, lineNo),
     };
     this.scanner = new JsonArrayScanner(
       {
