@@ -1,0 +1,159 @@
+import { readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import { defaultUserAgent } from '../version.js';
+import { parseConnectTo, type ConnectTo } from './connect-to.js';
+import { systemResolver, type HostResolver } from './dns-cache.js';
+import { fetchKinds, type FetchKind } from './types.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** The resolved fetch configuration: validated once by `resolveFetchConfig`, trusted after. */
+export interface FetchConfig {
+  /** User-Agent naming the product and a URL (spec-decisions). @default `adsnap/<version> (+https://github.com/adsnap/adsnap)` */
+  userAgent: string;
+  /** `--connect-to` rules, first match wins. Their targets are exempt from the address guard. @default [] */
+  connectTo: ConnectTo[];
+  /** Extra trusted CA certificates (PEM), added to Node's bundled roots (`--cacert`). @default [] */
+  caCerts: string[];
+  /** Requests at a time to one host name. @default 1 */
+  perHost: number;
+  /** Requests at a time to one connected IP address (shared hosting). @default 16 */
+  perIp: number;
+  /** Requests in flight overall. @default 256 */
+  concurrency: number;
+  /** Body byte cap per kind, counted after decompression. @default ads.txt/app-ads.txt 16 MiB, robots.txt 512 KiB, sellers.json 256 MiB, store_page 4 MiB */
+  maxBytes: Record<FetchKind, number>;
+  /** TCP + TLS connect deadline (undici's connector). @default 10000 */
+  connectTimeoutMs: number;
+  /** From sending a request to its response headers (exact timer, per hop). @default 15000 */
+  headersTimeoutMs: number;
+  /** Network time budget of one request chain: every hop, headers and the whole body. @default ads/app-ads/robots/store 30000, sellers.json 300000 */
+  totalTimeoutMs: Record<FetchKind, number>;
+  /** Retries of a transient failure (reset, 408/429/502/503/504) per hop. @default 2 */
+  retries: number;
+  /** First backoff delay; doubles per retry, with jitter. @default 1000 */
+  retryBaseMs: number;
+  /** Longest backoff delay. @default 30000 */
+  retryMaxMs: number;
+  /** Longest Retry-After honoured by waiting; longer ones end the request (status kept) and hold the host. @default 60000 */
+  maxRetryAfterMs: number;
+  /** Host name → addresses. Injectable so tests need no DNS. @default c-ares resolve4 then resolve6 */
+  resolver: HostResolver;
+  /** DNS cache entries kept (LRU). @default 10000 */
+  dnsCacheSize: number;
+  /** Lifetime of a DNS answer in the cache. @default 300000 */
+  dnsTtlMs: number;
+  /** Lifetime of a DNS failure in the cache. @default 60000 */
+  dnsNegativeTtlMs: number;
+  /** Refuse loopback/private/link-local/metadata addresses from DNS (`blocked_address`). @default true */
+  blockPrivateAddresses: boolean;
+  /** Idle keep-alive time of a connection; short so a million-host crawl holds few idle sockets. @default 4000 */
+  keepAliveTimeoutMs: number;
+  /** Clock, injectable for tests. @default Date.now */
+  now: () => number;
+  /** Sleep used for backoff and Retry-After waits, injectable for tests. @default timers/promises setTimeout */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter source in [0, 1). @default Math.random */
+  random: () => number;
+}
+
+/** What callers may give: any subset; per-kind maps may be a single number or a partial map; connect-to rules may be strings. */
+export type FetchOptions = Partial<Omit<FetchConfig, 'maxBytes' | 'totalTimeoutMs' | 'connectTo'>> & {
+  maxBytes?: number | Partial<Record<FetchKind, number>>;
+  totalTimeoutMs?: number | Partial<Record<FetchKind, number>>;
+  connectTo?: Array<string | ConnectTo>;
+};
+
+export const defaultMaxBytes: Readonly<Record<FetchKind, number>> = {
+  'ads.txt': 16 * MiB,
+  'app-ads.txt': 16 * MiB,
+  // RFC 9309 §2.5: the parsing limit MUST be at least 500 KiB.
+  'robots.txt': 512 * KiB,
+  'sellers.json': 256 * MiB,
+  store_page: 4 * MiB,
+};
+
+export const defaultTotalTimeoutMs: Readonly<Record<FetchKind, number>> = {
+  'ads.txt': 30_000,
+  'app-ads.txt': 30_000,
+  'robots.txt': 30_000,
+  'sellers.json': 300_000,
+  store_page: 30_000,
+};
+
+function int(name: string, v: unknown, fallback: number, min: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+    throw new TypeError(`fetch option ${name} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+function perKind(name: string, v: number | Partial<Record<FetchKind, number>> | undefined, defaults: Readonly<Record<FetchKind, number>>): Record<FetchKind, number> {
+  const out = { ...defaults };
+  if (v === undefined) return out;
+  if (typeof v === 'number') {
+    for (const k of fetchKinds) out[k] = int(name, v, 0, 1);
+    return out;
+  }
+  for (const [k, n] of Object.entries(v)) {
+    if (!fetchKinds.includes(k as FetchKind)) throw new TypeError(`fetch option ${name}: unknown kind ${JSON.stringify(k)} (kinds: ${fetchKinds.join(', ')})`);
+    out[k as FetchKind] = int(`${name}.${k}`, n, 0, 1);
+  }
+  return out;
+}
+
+function fn<T>(name: string, v: T | undefined, fallback: T): T {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'function') throw new TypeError(`fetch option ${name} must be a function`);
+  return v;
+}
+
+/** Validates options once, at the edge, into the config the fetch layer trusts. Throws TypeError. */
+export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
+  const userAgent = o.userAgent ?? defaultUserAgent;
+  if (typeof userAgent !== 'string' || userAgent.trim() === '' || /[\r\n]/.test(userAgent)) {
+    throw new TypeError(`fetch option userAgent must be a non-empty single-line string`);
+  }
+  const caCerts = o.caCerts ?? [];
+  for (const pem of caCerts) {
+    if (typeof pem !== 'string' || !pem.includes('-----BEGIN CERTIFICATE-----')) throw new TypeError('fetch option caCerts: each entry must be PEM text with a CERTIFICATE block');
+  }
+  return {
+    userAgent,
+    connectTo: (o.connectTo ?? []).map((r) => (typeof r === 'string' ? parseConnectTo(r) : r)),
+    caCerts: [...caCerts],
+    perHost: int('perHost', o.perHost, 1, 1),
+    perIp: int('perIp', o.perIp, 16, 1),
+    concurrency: int('concurrency', o.concurrency, 256, 1),
+    maxBytes: perKind('maxBytes', o.maxBytes, defaultMaxBytes),
+    connectTimeoutMs: int('connectTimeoutMs', o.connectTimeoutMs, 10_000, 1),
+    headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, 15_000, 1),
+    totalTimeoutMs: perKind('totalTimeoutMs', o.totalTimeoutMs, defaultTotalTimeoutMs),
+    retries: int('retries', o.retries, 2, 0),
+    retryBaseMs: int('retryBaseMs', o.retryBaseMs, 1000, 0),
+    retryMaxMs: int('retryMaxMs', o.retryMaxMs, 30_000, 0),
+    maxRetryAfterMs: int('maxRetryAfterMs', o.maxRetryAfterMs, 60_000, 0),
+    resolver: fn('resolver', o.resolver, systemResolver()),
+    dnsCacheSize: int('dnsCacheSize', o.dnsCacheSize, 10_000, 1),
+    dnsTtlMs: int('dnsTtlMs', o.dnsTtlMs, 300_000, 0),
+    dnsNegativeTtlMs: int('dnsNegativeTtlMs', o.dnsNegativeTtlMs, 60_000, 0),
+    blockPrivateAddresses: o.blockPrivateAddresses ?? true,
+    keepAliveTimeoutMs: int('keepAliveTimeoutMs', o.keepAliveTimeoutMs, 4000, 1),
+    now: fn('now', o.now, Date.now),
+    sleep: fn('sleep', o.sleep, (ms: number, signal?: AbortSignal) => delay(ms, undefined, signal === undefined ? undefined : { signal })),
+    random: fn('random', o.random, Math.random),
+  };
+}
+
+/** Reads `--cacert FILE`s (PEM). Throws TypeError naming the file when it holds no certificate. */
+export async function loadCaCerts(files: readonly string[]): Promise<string[]> {
+  return Promise.all(
+    files.map(async (f) => {
+      const pem = await readFile(f, 'utf8');
+      if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new TypeError(`--cacert ${f}: no PEM CERTIFICATE block in the file`);
+      return pem;
+    }),
+  );
+}

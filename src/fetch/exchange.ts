@@ -1,0 +1,142 @@
+import { performance } from 'node:perf_hooks';
+import type { Agent, Dispatcher } from 'undici';
+import type { FetchConfig } from './config.js';
+import { classifyError, FetchFailure, type FetchErrorCode } from './errors.js';
+import type { Politeness } from './politeness.js';
+import { backoffMs, isTransientError, isTransientStatus, parseRetryAfter } from './retry.js';
+import { resolveTarget, type Target, type TargetDeps } from './target.js';
+
+/**
+ * One hop of a request chain: resolve where to connect (address guard, --connect-to), take the
+ * politeness slots, send, and wait for the headers under exact deadlines; retry transient
+ * failures with backoff. The response comes back still holding its slots and its whole-request
+ * deadline, so the body is read under both; `finish()` lets them go.
+ */
+
+/** Network time left for a whole chain (hops, retries and body; waiting for a slot is not counted). */
+export interface Budget {
+  remainingMs: number;
+}
+
+export interface OpenResponse {
+  res: Dispatcher.ResponseData;
+  target: Target;
+  /** The code of our own deadline or abort when it cut the exchange, else null. */
+  abortCode(): FetchErrorCode | null;
+  /** Clears the timers and releases the slots (idempotent). */
+  finish(): void;
+}
+
+export interface HopResult {
+  response: OpenResponse | null;
+  error: FetchErrorCode | null;
+  ip: string | null;
+  attempts: number;
+}
+
+export interface ExchangeDeps {
+  agent: Agent;
+  politeness: Politeness;
+  targets: TargetDeps;
+  config: FetchConfig;
+  /** Counts every request actually sent. */
+  onSend(): void;
+}
+
+const DUMP_LIMIT = 64 * 1024;
+
+/** Reads and discards a body we do not want (redirects, errors), so the connection can be reused. */
+export async function discard(r: OpenResponse): Promise<void> {
+  try {
+    await r.res.body.dump({ limit: DUMP_LIMIT });
+  } catch {
+    /* a body we did not want failed: nothing to record */
+  } finally {
+    r.finish();
+  }
+}
+
+async function attemptOnce(url: URL, headers: Record<string, string>, budget: Budget, deps: ExchangeDeps, seen: { ip: string | null }, signal?: AbortSignal): Promise<OpenResponse> {
+  const target = await resolveTarget(url, deps.targets);
+  seen.ip = target.ip;
+  const release = await deps.politeness.enter(target.host, target.ip, signal);
+  const start = performance.now();
+  const ctl = new AbortController();
+  let code: FetchErrorCode | null = null;
+  const fire = (c: FetchErrorCode, why: string) => () => {
+    if (code !== null) return;
+    code = c;
+    ctl.abort(new FetchFailure(c, why));
+  };
+  const remaining = Math.max(1, Math.floor(budget.remainingMs));
+  const total = setTimeout(fire('timeout', 'whole-request deadline'), remaining);
+  const head = setTimeout(fire('timeout', 'headers deadline'), Math.min(deps.config.headersTimeoutMs, remaining));
+  const onAbort = fire('aborted', 'aborted by caller');
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(total);
+    clearTimeout(head);
+    signal?.removeEventListener('abort', onAbort);
+    budget.remainingMs -= performance.now() - start;
+    release();
+  };
+  if (budget.remainingMs <= 0 || signal?.aborted) {
+    finish();
+    throw new FetchFailure(signal?.aborted ? 'aborted' : 'timeout', 'no time left');
+  }
+  try {
+    deps.onSend();
+    const res = await deps.agent.request({
+      origin: target.origin,
+      path: target.path,
+      method: 'GET',
+      headers: { ...headers, host: target.hostHeader },
+      signal: ctl.signal,
+    });
+    clearTimeout(head);
+    return { res, target, abortCode: () => code, finish };
+  } catch (err) {
+    finish();
+    const c = code ?? classifyError(err);
+    throw err instanceof FetchFailure && err.code === c ? err : new FetchFailure(c, (err as Error)?.message ?? String(err), { cause: err });
+  }
+}
+
+/** Sends one hop, retrying transient failures (retry.ts) at most `config.retries` times. */
+export async function sendHop(url: URL, headers: Record<string, string>, budget: Budget, deps: ExchangeDeps, signal?: AbortSignal): Promise<HopResult> {
+  const { config, politeness } = deps;
+  const seen = { ip: null as string | null };
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    let r: OpenResponse;
+    try {
+      r = await attemptOnce(url, headers, budget, deps, seen, signal);
+    } catch (err) {
+      const code = classifyError(err);
+      if (isTransientError(code) && attempts <= config.retries && budget.remainingMs > 0) {
+        try {
+          await config.sleep(backoffMs(attempts, config.retryBaseMs, config.retryMaxMs, config.random), signal);
+        } catch {
+          return { response: null, error: 'aborted', ip: seen.ip, attempts };
+        }
+        continue;
+      }
+      return { response: null, error: code, ip: seen.ip, attempts };
+    }
+    const status = r.res.statusCode;
+    if (!isTransientStatus(status)) return { response: r, error: null, ip: seen.ip, attempts };
+    // RFC 6585 §4 / RFC 9110 §10.2.3: the server says when to come back. The whole host is
+    // held back (not just this URL): a server in trouble gets a rest from every request of ours.
+    const retryAfter = parseRetryAfter(r.res.headers['retry-after'], config.now());
+    const wait = retryAfter ?? backoffMs(attempts, config.retryBaseMs, config.retryMaxMs, config.random);
+    politeness.clocks.defer(r.target.host, config.now() + Math.min(wait, config.maxRetryAfterMs));
+    const tooLong = retryAfter !== null && retryAfter > config.maxRetryAfterMs;
+    if (attempts > config.retries || tooLong || budget.remainingMs <= 0) return { response: r, error: null, ip: seen.ip, attempts };
+    await discard(r);
+    // The next attempt waits out the host clock inside politeness.enter().
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Politeness (spec-decisions "Crawling as a good citizen"): at most `perHost` requests at a time
+ * to one host name, at most `perIp` to one resolved address (thousands of domains share a few
+ * hosting IPs), at most `concurrency` in flight overall, and a per-host clock that holds
+ * requests back after a 429/503 Retry-After. Maps are pruned as soon as a key is idle, so a
+ * crawl of a million hosts keeps state only for the hosts in flight.
+ */
+
+type Release = () => void;
+
+interface Slot {
+  active: number;
+  waiters: Array<() => void>;
+}
+
+/** Counting semaphores by key, FIFO per key. */
+export class KeyedLimiter {
+  private readonly slots = new Map<string, Slot>();
+
+  /** Number of keys with active or waiting requests. */
+  get keys(): number {
+    return this.slots.size;
+  }
+
+  /** Requests currently holding a slot, over all keys. */
+  active(key?: string): number {
+    if (key !== undefined) return this.slots.get(key)?.active ?? 0;
+    let n = 0;
+    for (const s of this.slots.values()) n += s.active;
+    return n;
+  }
+
+  async acquire(key: string, limit: number, signal?: AbortSignal): Promise<Release> {
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = { active: 0, waiters: [] };
+      this.slots.set(key, slot);
+    }
+    if (slot.active < limit && slot.waiters.length === 0) {
+      slot.active++;
+      return this.releaser(key, slot);
+    }
+    const s = slot;
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const i = s.waiters.indexOf(wake);
+        if (i >= 0) s.waiters.splice(i, 1);
+        this.prune(key, s);
+        reject(signal!.reason);
+      };
+      if (signal?.aborted) return reject(signal.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      s.waiters.push(wake);
+    });
+    // The releaser handed its slot to us (active was not decremented).
+    return this.releaser(key, s);
+  }
+
+  private releaser(key: string, slot: Slot): Release {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = slot.waiters.shift();
+      if (next) next(); // hand the slot over directly: FIFO, no thundering herd
+      else {
+        slot.active--;
+        this.prune(key, slot);
+      }
+    };
+  }
+
+  private prune(key: string, slot: Slot): void {
+    if (slot.active === 0 && slot.waiters.length === 0 && this.slots.get(key) === slot) this.slots.delete(key);
+  }
+}
+
+/** Per-host "not before" clocks set by Retry-After / 429; expired entries are dropped. */
+export class HostClocks {
+  private readonly until = new Map<string, number>();
+  constructor(private readonly now: () => number) {}
+
+  get size(): number {
+    return this.until.size;
+  }
+
+  /** Holds the host back until `untilMs` (never shortens an existing hold). */
+  defer(host: string, untilMs: number): void {
+    const cur = this.until.get(host) ?? 0;
+    if (untilMs > cur) this.until.set(host, untilMs);
+    if (this.until.size > 10_000) this.sweep();
+  }
+
+  /** Milliseconds to wait before the next request to `host` (0 when free). */
+  waitMs(host: string): number {
+    const t = this.until.get(host);
+    if (t === undefined) return 0;
+    const w = t - this.now();
+    if (w <= 0) {
+      this.until.delete(host);
+      return 0;
+    }
+    return w;
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [h, t] of this.until) if (t <= now) this.until.delete(h);
+  }
+}
+
+export interface PolitenessOptions {
+  perHost: number;
+  perIp: number;
+  concurrency: number;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** The slots one HTTP exchange must hold: host, then address, then a global one (fixed order: no deadlock). */
+export class Politeness {
+  readonly hosts = new KeyedLimiter();
+  readonly ips = new KeyedLimiter();
+  readonly global = new KeyedLimiter();
+  readonly clocks: HostClocks;
+
+  constructor(private readonly o: PolitenessOptions) {
+    this.clocks = new HostClocks(o.now);
+  }
+
+  get inFlight(): number {
+    return this.global.active('*');
+  }
+
+  async enter(host: string, ip: string, signal?: AbortSignal): Promise<Release> {
+    const releaseHost = await this.hosts.acquire(host, this.o.perHost, signal);
+    try {
+      // Retry-After (RFC 9110 §10.2.3) / 429 (RFC 6585 §4): wait out the host's clock while
+      // holding its slot, so no other request to that host jumps the queue.
+      for (let w = this.clocks.waitMs(host); w > 0; w = this.clocks.waitMs(host)) await this.o.sleep(w, signal);
+      const releaseIp = await this.ips.acquire(ip, this.o.perIp, signal);
+      try {
+        const releaseGlobal = await this.global.acquire('*', this.o.concurrency, signal);
+        return () => {
+          releaseGlobal();
+          releaseIp();
+          releaseHost();
+        };
+      } catch (err) {
+        releaseIp();
+        throw err;
+      }
+    } catch (err) {
+      releaseHost();
+      throw err;
+    }
+  }
+}

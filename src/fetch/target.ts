@@ -1,0 +1,65 @@
+import { isIP } from 'node:net';
+import { toAsciiHost } from '../util/domain.js';
+import { allowedAddresses } from './address-guard.js';
+import { matchConnectTo, type ConnectTo } from './connect-to.js';
+import type { DnsCache } from './dns-cache.js';
+import { FetchFailure } from './errors.js';
+
+/** Where one request goes: the address we connect to, and what the server is told. */
+export interface Target {
+  /** Host name of the URL (ASCII, lower-case, no brackets): the politeness key. */
+  host: string;
+  /** Address connected to. */
+  ip: string;
+  /** undici origin: scheme, address and port. */
+  origin: string;
+  /** Host header (and hence TLS SNI): the URL's host, with its port when not the default. */
+  hostHeader: string;
+  /** Path and query sent. */
+  path: string;
+  /** The address came from a --connect-to rule (exempt from the address guard). */
+  viaConnectTo: boolean;
+}
+
+export interface TargetDeps {
+  connectTo: readonly ConnectTo[];
+  dns: DnsCache;
+  /** Resolves --connect-to HOST2 names (operator-given: /etc/hosts honoured). */
+  operatorDns: DnsCache;
+  blockPrivateAddresses: boolean;
+}
+
+/** Resolves where `url` is fetched from. Throws FetchFailure (`dns`, `blocked_address`, `bad_url`). */
+export async function resolveTarget(url: URL, d: TargetDeps): Promise<Target> {
+  const rawHost = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const host = isIP(rawHost) ? rawHost.toLowerCase() : toAsciiHost(rawHost);
+  if (host === '') throw new FetchFailure('bad_url', `no host in ${url.href}`);
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  const rule = matchConnectTo(d.connectTo, host, port);
+  const connectPort = rule?.toPort ?? port;
+  const viaConnectTo = rule !== null && rule.toHost !== null;
+  const connectHost = rule?.toHost ?? host;
+
+  let addresses: string[];
+  try {
+    addresses = await (viaConnectTo ? d.operatorDns : d.dns).resolve(connectHost);
+  } catch (err) {
+    // Whatever the resolver said (NXDOMAIN, SERVFAIL, timeout), the name gave no address.
+    throw new FetchFailure('dns', `cannot resolve ${connectHost}: ${(err as Error)?.message ?? err}`, { cause: err });
+  }
+  if (!viaConnectTo && d.blockPrivateAddresses) {
+    // spec-decisions: never connect to loopback/private/link-local/metadata addresses DNS gave.
+    addresses = allowedAddresses(addresses);
+    if (addresses.length === 0) throw new FetchFailure('blocked_address', `${host} resolves only to blocked addresses`);
+  }
+  const ip = addresses[0]!;
+  const ipForUrl = isIP(ip) === 6 ? `[${ip}]` : ip;
+  return {
+    host,
+    ip,
+    origin: `${url.protocol}//${ipForUrl}:${connectPort}`,
+    hostHeader: url.host,
+    path: `${url.pathname}${url.search}`,
+    viaConnectTo,
+  };
+}
