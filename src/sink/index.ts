@@ -1,0 +1,32 @@
+/**
+ * The Parquet sink (contract §2–3): snapshot parts per table, committed atomically, and the
+ * run manifest. See snapshot-writer.ts for the write path and part-files.ts for naming.
+ */
+import { mkdir, open, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { fsyncDir } from './part-files.js';
+
+export { openSnapshotWriter } from './snapshot-writer.js';
+export type { CommitResult, CommittedPart, SnapshotWriter, WriterStats } from './snapshot-writer.js';
+export type { SnapshotWriterOptions } from './writer-options.js';
+export { partitionDir, sweepTemporaryParts } from './part-files.js';
+
+/** Writes DIR/_runs/<run id>.json atomically (temp file, fsync, rename); returns its path. */
+export async function writeRunManifest(outDir: string, runId: string, manifest: object): Promise<string> {
+  if (!/^[A-Za-z0-9_-]{1,80}$/.test(runId)) throw new TypeError(`runId must be 1–80 letters, digits, '-' or '_', got ${JSON.stringify(runId)}`);
+  const dir = path.join(outDir, '_runs');
+  await mkdir(dir, { recursive: true });
+  const final = path.join(dir, `${runId}.json`);
+  const tmp = path.join(dir, `.${runId}.json.tmp`);
+  const json = JSON.stringify(manifest, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n';
+  const h = await open(tmp, 'w');
+  try {
+    await h.writeFile(json, 'utf8');
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+  await rename(tmp, final);
+  await fsyncDir(dir);
+  return final;
+}

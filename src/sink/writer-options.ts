@@ -1,0 +1,55 @@
+/** Snapshot writer options, validated once at the edge into a resolved object the writer trusts. */
+import { tableNames, type TableName } from '../../schemas/tables.js';
+
+export interface SnapshotWriterOptions {
+  /** Snapshot root (contract §2: DIR/<table>/snapshot_date=…/part-NNNNN.parquet). */
+  outDir: string;
+  /** YYYY-MM-DD, the Hive partition value. */
+  snapshotDate: string;
+  /** Unique per run; letters, digits, `-`, `_` (it appears in temporary file names). */
+  runId: string;
+  /** Rows per Parquet row group. @default 65536 */
+  rowGroupRows?: number;
+  /** Tables written; every one gets at least an empty part on commit. @default all tables */
+  tables?: readonly TableName[];
+  /** Rows per batch posted to the encoder; bounds the per-message cost on the caller's thread. @default 2048 */
+  batchRows?: number;
+  /** Posted-but-not-encoded rows above which `write()` returns a promise. @default 2 × rowGroupRows */
+  highWaterRows?: number;
+  /** Encode in a worker thread (true) or on the caller's thread (false, for comparison). @default true */
+  worker?: boolean;
+  /** Tests/benchmarks only: sleep this long after each row group, like a slow disk. */
+  slowRowGroupMs?: number;
+}
+
+export type ResolvedWriterOptions = Required<Omit<SnapshotWriterOptions, 'slowRowGroupMs'>> & { slowRowGroupMs: number };
+
+export function resolveWriterOptions(o: SnapshotWriterOptions): ResolvedWriterOptions {
+  if (typeof o.outDir !== 'string' || o.outDir === '') throw new TypeError('outDir must be a non-empty path');
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(o.snapshotDate) || Number.isNaN(Date.parse(`${o.snapshotDate}T00:00:00Z`)) || new Date(`${o.snapshotDate}T00:00:00Z`).toISOString().slice(0, 10) !== o.snapshotDate) {
+    throw new TypeError(`snapshotDate must be a calendar date YYYY-MM-DD, got ${JSON.stringify(o.snapshotDate)}`);
+  }
+  if (!/^[A-Za-z0-9_-]{1,80}$/.test(o.runId)) throw new TypeError(`runId must be 1–80 letters, digits, '-' or '_', got ${JSON.stringify(o.runId)}`);
+  const rowGroupRows = positiveInt('rowGroupRows', o.rowGroupRows, 65536);
+  const batchRows = Math.min(positiveInt('batchRows', o.batchRows, 2048), rowGroupRows);
+  const highWaterRows = positiveInt('highWaterRows', o.highWaterRows, 2 * rowGroupRows);
+  const tables = o.tables ?? tableNames;
+  for (const t of tables) if (!tableNames.includes(t)) throw new TypeError(`unknown table ${JSON.stringify(t)}`);
+  return {
+    outDir: o.outDir,
+    snapshotDate: o.snapshotDate,
+    runId: o.runId,
+    rowGroupRows,
+    batchRows,
+    highWaterRows,
+    tables: [...new Set(tables)],
+    worker: o.worker ?? true,
+    slowRowGroupMs: o.slowRowGroupMs ?? 0,
+  };
+}
+
+function positiveInt(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isInteger(v) || v < 1) throw new TypeError(`${name} must be a positive integer, got ${v}`);
+  return v;
+}
