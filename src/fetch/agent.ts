@@ -1,4 +1,4 @@
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
 import type { FetchConfig } from './config.js';
 
@@ -15,7 +15,8 @@ export function createAgent(config: FetchConfig): Agent {
     connect: {
       timeout: config.connectTimeoutMs,
       // `ca` replaces Node's roots, so add ours to them (--cacert adds trust, never removes it).
-      ...(config.caCerts.length > 0 ? { ca: [...rootCertificates, ...config.caCerts] } : {}),
+      // Built once: passing `ca` per connection would re-parse ~140 root PEMs on every handshake.
+      ...(config.caCerts.length > 0 ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...config.caCerts] }) } : {}),
     },
     keepAliveTimeout: config.keepAliveTimeoutMs,
     keepAliveMaxTimeout: config.keepAliveTimeoutMs,
