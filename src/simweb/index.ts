@@ -1,0 +1,134 @@
+/**
+ * The simulated web, as a library: tests, benchmarks and the demo start one in-process and point
+ * a crawl at it with `connectArgs` (curl's --connect-to / --cacert spellings, contract §1).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fixtureBehaviour, fixtureRoute, loadFixtures, type FixtureHost } from './fixtures.js';
+import { HOSTILE_KINDS, hostileName } from './names.js';
+import type { HostBehaviour, HostSpec, Route } from './route.js';
+import { SimwebServer, type RequestInfo, type Resolver, type SimwebStats } from './server.js';
+import { SyntheticWeb } from './synthetic-web.js';
+import { createTestCa, type TestCa } from './tls-ca.js';
+import { seedOf } from './prng.js';
+
+export interface SimwebOptions {
+  /** Synthetic root domains in domains(). @default 1000 */
+  hosts?: number;
+  /** Seed of the synthetic web: same seed, same bytes. @default 'adsnap' */
+  seed?: string | number;
+  /** Directory of fixture hosts (`DIR/<host>/…`, see fixtures.ts). @default null */
+  fixturesDir?: string | null;
+  /** Per-host delay before each answer, drawn per host between these bounds. @default null (none) */
+  latency?: { minMs: number; maxMs: number } | null;
+  /** Sprinkle hostile hosts into domains() (the fixed `hostile-<kind>.test` set is always served). @default true */
+  hostile?: boolean;
+  /** Synthetic apps in apps(). @default max(10, hosts / 10) */
+  apps?: number;
+  /** Interval between lines of the trickling host, ms. @default 200 */
+  trickleMs?: number;
+  /** Publishers scanned to build each ad system's sellers.json. @default 2000 */
+  sellersPublishers?: number;
+  /** Leaf certificates kept (one per registrable domain). @default 10000 */
+  maxCerts?: number;
+  /** Port to listen on (127.0.0.1). @default 0 (any free port) */
+  port?: number;
+  /** Called after each request is answered (tests use it to see what a crawl asked for). */
+  onRequest?: (info: RequestInfo) => void;
+}
+
+export interface Simweb {
+  /** The one port serving both HTTP and HTTPS. */
+  port: number;
+  caCertPem: string;
+  caCertPath: string;
+  /** ['--connect-to', ':80:127.0.0.1:P', '--connect-to', ':443:127.0.0.1:P', '--cacert', caCertPath] */
+  connectArgs: string[];
+  /** The CA, to issue more certificates (e.g. for other test servers). */
+  ca: TestCa;
+  /** The synthetic root domains, in rank order. */
+  domains(): Iterable<string>;
+  /** Store URLs of the synthetic apps. */
+  apps(): Iterable<string>;
+  /** The fixed hostile hosts, one per kind (`hostile-<kind>.test`). */
+  hostileHosts(): string[];
+  /** Fixture host names loaded from fixturesDir. */
+  fixtureHosts(): string[];
+  /** What a host serves, and what a correct crawl records for it. */
+  describe(host: string): HostSpec;
+  stats(): SimwebStats;
+  close(): Promise<void>;
+}
+
+function validate(o: SimwebOptions) {
+  const int = (name: string, v: number | undefined, def: number, min: number) => {
+    const n = v ?? def;
+    if (!Number.isInteger(n) || n < min) throw new TypeError(`simweb: ${name} must be an integer ≥ ${min}, got ${String(v)}`);
+    return n;
+  };
+  const hosts = int('hosts', o.hosts, 1000, 0);
+  const latency = o.latency ?? null;
+  if (latency && !(latency.minMs >= 0 && latency.maxMs >= latency.minMs)) throw new TypeError('simweb: latency needs 0 ≤ minMs ≤ maxMs');
+  return {
+    hosts, latency, seed: seedOf(o.seed), hostile: o.hostile ?? true,
+    apps: int('apps', o.apps, Math.max(10, Math.floor(hosts / 10)), 0),
+    trickleMs: int('trickleMs', o.trickleMs, 200, 1),
+    sellersPublishers: int('sellersPublishers', o.sellersPublishers, 2000, 0),
+    maxCerts: int('maxCerts', o.maxCerts, 10_000, 1),
+    port: int('port', o.port, 0, 0),
+  };
+}
+
+export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> {
+  const o = validate(options);
+  const web = new SyntheticWeb({ seed: o.seed, hosts: o.hosts, apps: o.apps, hostile: o.hostile, latency: o.latency, sellersPublishers: o.sellersPublishers });
+  const fixtures: Map<string, FixtureHost> = options.fixturesDir ? await loadFixtures(options.fixturesDir) : new Map();
+  const resolver: Resolver = {
+    behaviour(host: string): HostBehaviour {
+      const f = fixtures.get(host);
+      return f ? fixtureBehaviour(f, web.behaviour(host).latencyMs) : web.behaviour(host);
+    },
+    route(host: string, pathAndQuery: string): Route {
+      const f = fixtures.get(host);
+      return (f && fixtureRoute(f, pathAndQuery)) ?? web.route(host, pathAndQuery);
+    },
+  };
+  const ca = await createTestCa();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'adsnap-simweb-'));
+  const caCertPath = path.join(dir, 'ca.pem');
+  await writeFile(caCertPath, ca.certPem);
+  const server = new SimwebServer({ ca, resolver, timing: { trickleMs: o.trickleMs }, maxCerts: o.maxCerts, onRequest: options.onRequest });
+  let port: number;
+  try {
+    port = await server.listen(o.port);
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    port, caCertPem: ca.certPem, caCertPath, ca,
+    connectArgs: ['--connect-to', `:80:127.0.0.1:${port}`, '--connect-to', `:443:127.0.0.1:${port}`, '--cacert', caCertPath],
+    domains: () => web.domains(),
+    apps: () => web.appUrls(),
+    hostileHosts: () => HOSTILE_KINDS.map((k) => hostileName(k)),
+    fixtureHosts: () => [...fixtures.keys()],
+    describe(host: string): HostSpec {
+      const f = fixtures.get(host);
+      if (!f) return web.describe(host);
+      const behaviour = resolver.behaviour(host);
+      return { ...web.describe(host), host, role: 'fixture', behaviour, hostile: null, expect: f.expect, ...(f.about ? { about: f.about } : {}) };
+    },
+    stats: () => structuredClone(server.stats),
+    async close() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export { createTestCa, type TestCa, type PemPair, type LeafOptions } from './tls-ca.js';
+export type { HostSpec, HostBehaviour, ExpectedFile, Route } from './route.js';
+export type { RequestInfo, SimwebStats } from './server.js';
+export { HOSTILE_KINDS, type HostileKind } from './names.js';
+export { hostileExpectation } from './synthetic-web.js';
