@@ -161,7 +161,8 @@ class ParquetSnapshotWriter implements SnapshotWriter {
   async abort(options: { keepCommitted?: boolean } = {}): Promise<void> {
     this.closed = true;
     this.failure ??= new Error('snapshot writer aborted');
-    for (const w of this.drainWaiters.splice(0)) w.reject(this.failure);
+    // Callers waiting on backpressure just resume; their next write() throws.
+    for (const w of this.drainWaiters.splice(0)) w.resolve();
     for (const st of this.states.values()) {
       if (st.current) this.track(this.encoder.request({ op: 'discard', partId: st.current.partId }).catch(() => undefined));
       st.current = null;
