@@ -1,11 +1,92 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import type { Command } from '../main.js';
+import { intFlag, parseCommandArgs } from '../args.js';
+import { UsageError } from '../usage-error.js';
 
-// Placeholder until the owning issue lands; replaced by the real command.
+const usage = `Usage: adsnap simweb [--hosts N] [--seed S] [--list FILE] [--app-list FILE] [--apps N]
+                     [--fixtures DIR] [--latency MIN-MAX] [--no-hostile] [--port P]
+
+Serves the simulated web on 127.0.0.1 (HTTP and HTTPS on one port) until interrupted.
+The first stdout line is the flags that point a crawl at it:
+  --connect-to :80:127.0.0.1:<port> --connect-to :443:127.0.0.1:<port> --cacert <file>
+
+  --hosts N          synthetic root domains (default 1000)
+  --seed S           seed: same seed, same web (default "adsnap")
+  --list FILE        write the domain list (one root domain per line, rank order) before serving
+  --app-list FILE    write the store URLs of the synthetic apps, one per line
+  --apps N           synthetic apps (default max(10, hosts/10))
+  --fixtures DIR     also serve hand-written fixture hosts (DIR/<host>/<path>, _routes.json)
+  --latency MIN-MAX  per-host answer delay in ms, e.g. 5-200 (default none)
+  --no-hostile       do not sprinkle hostile hosts into the list (hostile-<kind>.test stay served)
+  --port P           port to listen on (default: any free port)`;
+
+async function writeLines(file: string, lines: Iterable<string>): Promise<void> {
+  const out = createWriteStream(file);
+  let buf = '';
+  for (const l of lines) {
+    buf += l + '\n';
+    if (buf.length >= 65536) {
+      if (!out.write(buf)) await once(out, 'drain');
+      buf = '';
+    }
+  }
+  out.end(buf);
+  await finished(out);
+}
+
+function parseLatency(v: string | undefined): { minMs: number; maxMs: number } | null {
+  if (v === undefined) return null;
+  const m = /^(\d+)(?:-(\d+))?$/.exec(v);
+  if (!m) throw new UsageError(`--latency must be MIN-MAX in ms (e.g. 5-200), got ${JSON.stringify(v)}`);
+  const minMs = Number(m[1]);
+  const maxMs = m[2] === undefined ? minMs : Number(m[2]);
+  if (maxMs < minMs) throw new UsageError('--latency: MAX must be ≥ MIN');
+  return { minMs, maxMs };
+}
+
 export const command: Command = {
-  summary: '(not built yet)',
-  usage: 'adsnap simweb: not built yet',
-  async run() {
-    process.stderr.write('adsnap simweb: not built yet\n');
-    return 1;
+  summary: 'serve the simulated web (synthetic, hostile and fixture hosts) for tests, benchmarks and the demo',
+  usage,
+  async run(argv: string[]): Promise<number> {
+    const { values, positionals } = parseCommandArgs(argv, {
+      hosts: { type: 'string' },
+      seed: { type: 'string' },
+      list: { type: 'string' },
+      'app-list': { type: 'string' },
+      apps: { type: 'string' },
+      fixtures: { type: 'string' },
+      latency: { type: 'string' },
+      'no-hostile': { type: 'boolean' },
+      port: { type: 'string' },
+    });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    const hosts = intFlag('hosts', values.hosts, 1000, 0);
+    const options = {
+      hosts,
+      seed: values.seed ?? 'adsnap',
+      fixturesDir: values.fixtures ?? null,
+      latency: parseLatency(values.latency),
+      hostile: !values['no-hostile'],
+      apps: intFlag('apps', values.apps, Math.max(10, Math.floor(hosts / 10)), 0),
+      port: intFlag('port', values.port, 0, 0),
+    };
+    const { startSimweb } = await import('../../simweb/index.js');
+    const web = await startSimweb(options);
+    if (values.list) await writeLines(values.list, web.domains());
+    if (values['app-list']) await writeLines(values['app-list'], web.apps());
+    // Contract §1: the first stdout line is exactly the flags that point a crawl here.
+    process.stdout.write(`--connect-to :80:127.0.0.1:${web.port} --connect-to :443:127.0.0.1:${web.port} --cacert ${web.caCertPath}\n`);
+    process.stderr.write(`adsnap simweb: ${hosts} hosts (seed ${JSON.stringify(options.seed)}) on 127.0.0.1:${web.port}; Ctrl-C to stop\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await web.close();
+    const s = web.stats();
+    process.stderr.write(`adsnap simweb: served ${s.requests} requests over ${s.connections} connections\n`);
+    return 0;
   },
 };
