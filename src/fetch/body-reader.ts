@@ -24,6 +24,18 @@ export function newBodyState(): BodyState {
   return { bytes: 0, truncated: false, complete: false, hash: createHash('sha256'), error: null };
 }
 
+const noop = () => {};
+
+/**
+ * Destroys a stream we no longer want. undici's body emits an 'error' (AbortError) when
+ * destroyed early; nobody else listens then, so swallow it here rather than crash the process.
+ */
+export function discardStream(s: Readable): void {
+  if (s.destroyed) return;
+  s.on('error', noop);
+  s.destroy();
+}
+
 /** Accept-Encoding we send: the codings we can decode. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br';
 
@@ -96,6 +108,6 @@ export async function* cappedBody(src: Readable, cap: number, state: BodyState, 
     state.error = code;
     throw new FetchFailure(code, `body read failed: ${(err as Error)?.message ?? err}`, { cause: err });
   } finally {
-    if (!state.complete && !src.destroyed) src.destroy();
+    if (!state.complete) discardStream(src);
   }
 }

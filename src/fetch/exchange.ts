@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Agent, Dispatcher } from 'undici';
+import { discardStream } from './body-reader.js';
 import type { FetchConfig } from './config.js';
 import { classifyError, FetchFailure, type FetchErrorCode } from './errors.js';
 import type { Politeness } from './politeness.js';
@@ -45,6 +46,13 @@ export interface ExchangeDeps {
 
 const DUMP_LIMIT = 64 * 1024;
 
+function abortedPromise(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
 /** Reads and discards a body we do not want (redirects, errors), so the connection can be reused. */
 export async function discard(r: OpenResponse): Promise<void> {
   try {
@@ -89,12 +97,17 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
   }
   try {
     deps.onSend();
-    const res = await deps.agent.request({
+    const sent = deps.agent.request({
       origin: target.origin,
       path: target.path,
       method: 'GET',
       headers: { ...headers, host: target.hostHeader },
       signal: ctl.signal,
+    });
+    // undici looks at the signal only once connected; our deadline must not wait for that.
+    const res = await Promise.race([sent, abortedPromise(ctl.signal)]).catch((err: unknown) => {
+      sent.then((late) => discardStream(late.body), () => {});
+      throw err;
     });
     clearTimeout(head);
     return { res, target, abortCode: () => code, finish };

@@ -3,7 +3,7 @@ import type { Agent } from 'undici';
 import { toAsciiHost } from '../util/domain.js';
 import { createAgent } from './agent.js';
 import type { Readable } from 'node:stream';
-import { ACCEPT_ENCODING, cappedBody, decodeBody, newBodyState } from './body-reader.js';
+import { ACCEPT_ENCODING, cappedBody, decodeBody, discardStream, newBodyState } from './body-reader.js';
 import type { FetchConfig } from './config.js';
 import { DnsCache, operatorResolver } from './dns-cache.js';
 import { classifyError, FetchFailure, NO_ANSWER_CODES, type FetchErrorCode } from './errors.js';
@@ -205,7 +205,7 @@ export class Fetcher {
     try {
       decoded = decodeBody(r.res.body, r.res.headers['content-encoding']);
     } catch (err) {
-      r.res.body.destroy();
+      discardStream(r.res.body);
       r.finish();
       return done(classifyError(err));
     }
@@ -222,7 +222,7 @@ export class Fetcher {
       state.error ??= (err as FetchFailure).code;
     } finally {
       // The consumer may have stopped early or never started: abort the rest of the transfer.
-      if (!state.complete && !decoded.destroyed) decoded.destroy();
+      if (!state.complete) discardStream(decoded);
       await body.return(undefined);
       r.finish();
     }
