@@ -186,10 +186,16 @@ export class RobotsParser {
     const parsed = splitRobotsLine(text);
     if (parsed === null) {
       const t = text.trim();
-      if (t.length > 0 && t[0] !== '#') this.issue(lineNo, 'warning', 'INVALID_LINE', 'not a `key: value` line; ignored', text);
+      if (t.length > 0 && t[0] !== '#') this.invalidLine(lineNo, 'not a `key: value` line; ignored', text);
       return;
     }
     const { kind, key, value } = parsed;
+    if (kind === 'other' && (parsed.noColon || !TOKEN_KEY.test(key))) {
+      // Google counts these as unknown directives; as data they are noise (prose, markup).
+      this.unknownLines++;
+      this.invalidLine(lineNo, parsed.noColon ? 'not a `key: value` line; ignored' : 'key is not a word; ignored', text);
+      return;
+    }
     if (parsed.typo) this.issue(lineNo, 'info', 'KEY_TYPO', `'${this.decode(key)}' read as '${kind}'`, text);
     if (parsed.noColon) this.issue(lineNo, 'info', 'MISSING_COLON', 'no `:` after the key; whitespace accepted instead', text);
     switch (kind) {
@@ -227,18 +233,18 @@ export class RobotsParser {
         if (value.length === 0) this.issue(lineNo, 'warning', 'EMPTY_SITEMAP', 'sitemap line without a URL', text);
         else this.sitemaps.push({ url: this.decode(value), lineNo });
         return;
-      default:
+      default: {
         this.unknownLines++;
-        if (!TOKEN_KEY.test(key)) {
-          this.issue(lineNo, 'warning', 'INVALID_LINE', 'key is not a word; ignored', text);
-          return;
-        }
-        {
-          const name = key.toLowerCase();
-          this.others.push({ name, value: this.decode(value), lineNo });
-          if (!KNOWN_OTHERS.has(name)) this.issue(lineNo, 'info', 'UNKNOWN_DIRECTIVE', `'${name}' is not a robots.txt directive; kept as data (RFC 9309 §2.2.4)`, text);
-        }
+        const name = key.toLowerCase();
+        this.others.push({ name, value: this.decode(value), lineNo });
+        if (!KNOWN_OTHERS.has(name)) this.issue(lineNo, 'info', 'UNKNOWN_DIRECTIVE', `'${name}' is not a robots.txt directive; kept as data (RFC 9309 §2.2.4)`, text);
+      }
     }
+  }
+
+  /** An unusable line; not reported line by line in an HTML body, where HTML_BODY says it all. */
+  private invalidLine(lineNo: number, message: string, text: string): void {
+    if (!this.html) this.issue(lineNo, 'warning', 'INVALID_LINE', message, text);
   }
 
   /** Octets → UTF-8 text; invalid sequences are replaced and noted once per file. */

@@ -1,0 +1,87 @@
+/**
+ * `adsnap robots check` and `adsnap parse --kind robots.txt` through the real binary
+ * (build first: npm test does; by hand `npx tsc -p tsconfig.build.json`).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseRobotsTxt, RobotsMatcher } from '../src/parse/robots/index.js';
+import { corpusPath, describeWithCorpus, hasCorpus, repoRoot } from './helpers/corpus.js';
+
+const bin = path.join(repoRoot, 'bin/adsnap.js');
+const samples = path.join(repoRoot, 'data-samples/robots');
+
+function run(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+describe('adsnap robots check', () => {
+  it('prints allowed/disallowed<TAB>URL per URL, absolute or path', async () => {
+    const r = await run(['robots', 'check', path.join(samples, 'publisher.txt'), 'GPTBot', 'https://news.example/ads.txt', '/app-ads.txt', '/search?q=1']);
+    expect(r).toEqual({ code: 0, stdout: 'allowed\thttps://news.example/ads.txt\ndisallowed\t/app-ads.txt\ndisallowed\t/search?q=1\n', stderr: '' });
+  });
+
+  it('exit 2 on usage errors, 1 when the file cannot be read', async () => {
+    expect((await run(['robots', 'check', 'x'])).code).toBe(2);
+    expect((await run(['robots', 'check', '--jsonl', 'x'])).code).toBe(2);
+    expect((await run(['robots', 'nope'])).code).toBe(2);
+    const missing = await run(['robots', 'check', path.join(samples, 'no-such-file.txt'), 'a', '/']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('ENOENT');
+  });
+
+  it('--jsonl: one output line per input line, in order, reusing the compiled file; bad lines reported', async () => {
+    const body = readFileSync(path.join(samples, 'publisher.txt'), 'utf8');
+    const matcher = RobotsMatcher.compile(parseRobotsTxt(body));
+    const agents = ['GPTBot', 'Googlebot', 'adsnap', 'AdsBot-Google', 'CCBot'];
+    const urls = ['/', '/ads.txt', '/app-ads.txt', '/search', '/search/about', '/search/about/x', '/a?session=1', '/tmp/x', '/robots.txt', 'https://news.example/b'];
+    const cases = agents.flatMap((useragent) => urls.flatMap((url) => [{ robotstxt: body, useragent, url }, { robotstxt_base64: Buffer.from(body).toString('base64'), useragent, url }]));
+    const repeated = [...cases, ...cases, ...cases]; // 300 cases
+    const input = repeated.map((c) => JSON.stringify(c)).join('\n') + '\nnot json\n{"robotstxt":"","url":"/"}\n';
+    const r = await run(['robots', 'check', '--jsonl'], input);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(302);
+    expect(lines.slice(0, 300)).toEqual(repeated.map((c) => JSON.stringify({ allowed: matcher.check(c.useragent, c.url).allowed })));
+    expect(lines.slice(300).map((l) => Object.keys(JSON.parse(l) as object))).toEqual([['error'], ['error']]);
+    expect(r.code).toBe(1);
+  });
+});
+
+describeWithCorpus('adsnap robots check --jsonl over the conformance suite (one process)', () => {
+  it('answers all 545 Google cases; exactly the 12 documented deviations differ', async () => {
+    type Case = { robotstxt: string | null; robotstxt_base64: string; useragent: string; url: string; expected_allowed: boolean };
+    const load = (f: string) => (hasCorpus ? (JSON.parse(readFileSync(corpusPath('conformance', f), 'utf8')) as { cases: Case[] }).cases : []);
+    const cases = [...load('google-robotstxt-spec-test-cases.json'), ...load('google-robotstxt-robots_test-vectors.json')];
+    const input = cases.map((c) => JSON.stringify(c.robotstxt === null ? { robotstxt_base64: c.robotstxt_base64, useragent: c.useragent, url: c.url } : { robotstxt: c.robotstxt, useragent: c.useragent, url: c.url })).join('\n') + '\n';
+    const r = await run(['robots', 'check', '--jsonl'], input);
+    expect(r.code).toBe(0);
+    const got = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { allowed: boolean }).allowed);
+    expect(got).toHaveLength(545);
+    expect(got.filter((a, i) => a !== cases[i]!.expected_allowed)).toHaveLength(12);
+  });
+});
+
+describe('adsnap parse --kind robots.txt', () => {
+  it.each(['publisher', 'latin1-cr', 'soft-404.html', 'empty'])('%s: NDJSON equals the golden file', async (name) => {
+    const r = await run(['parse', '--kind', 'robots.txt', '--format', 'ndjson', path.join(samples, `${name}.txt`)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(path.join(samples, `${name}.expected.ndjson`), 'utf8'));
+  });
+
+  it('reads stdin and prints every event type: group, rule, sitemap, other, issue, summary', async () => {
+    const r = await run(['parse', '--kind', 'robots.txt', '-'], 'allow: /x\nuser-agent: a\ndisallow: /y\nsitemap: https://h/s\ncrawl-delay: 1\n');
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(events.map((e) => e.type)).toEqual(['issue', 'group', 'rule', 'sitemap', 'other', 'summary']);
+    expect(events[2]).toEqual({ type: 'rule', line_no: 3, user_agents: ['a'], directive: 'disallow', path: '/y' });
+  });
+});
