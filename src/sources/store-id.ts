@@ -38,7 +38,11 @@ function parseUrl(raw: string): URL | null {
   if (s === '') return null;
   if (/^market:\/\//i.test(s)) s = `https://play.google.com/store/apps/${s.replace(/^market:\/\//i, '')}`;
   else if (/^itms-apps:\/\//i.test(s)) s = `https://${s.slice('itms-apps://'.length)}`;
-  else if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) s = `https://${s.replace(/^\/\//, '')}`;
+  else if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
+    // `mailto:…`, `javascript:…`: another scheme, not a host without one (`host:port/…` is fine).
+    if (/^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[^:/]+:\d+(?:[/?#]|$)/.test(s)) return null;
+    s = `https://${s.replace(/^\/\//, '')}`;
+  }
   try {
     const u = new URL(s);
     return u.protocol === 'https:' || u.protocol === 'http:' ? u : null;
