@@ -93,6 +93,7 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
       const f = fixtures.get(host);
       return (f && fixtureRoute(f, pathAndQuery)) ?? web.route(host, pathAndQuery);
     },
+    certGroup: (host: string) => (fixtures.has(host) ? null : web.certGroup(host)),
   };
   const ca = await createTestCa();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'adsnap-simweb-'));

@@ -19,6 +19,11 @@ import type { TestCa } from './tls-ca.js';
 export interface Resolver {
   behaviour(host: string): HostBehaviour;
   route(host: string, pathAndQuery: string): Route;
+  /**
+   * Names to put in one certificate together with `host` (e.g. 64 neighbouring synthetic roots
+   * and their wildcards), so that issuing is paid once per group, not per host; null = alone.
+   */
+  certGroup?(host: string): { key: string; names: string[] } | null;
 }
 
 export interface RequestInfo {
@@ -123,9 +128,13 @@ export class SimwebServer {
     let key: string;
     let names: string[];
     let expired = false;
+    let group: { key: string; names: string[] } | null = null;
     if (b.tls === 'wrong_name') {
       key = 'wrong';
       names = ['wrong-name.simweb.invalid'];
+    } else if (b.tls === 'ok' && (group = this.o.resolver.certGroup?.(host) ?? null)) {
+      key = group.key;
+      names = group.names;
     } else {
       const root = rootDomain(host);
       names = root && root !== host ? [root, `*.${root}`] : [host, `*.${host}`];

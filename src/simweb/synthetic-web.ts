@@ -24,6 +24,7 @@ export interface SyntheticOptions extends WebSize {
 }
 
 const KNOWN_AD_SYSTEMS = new Set([...WEB_AD_SYSTEMS, ...APP_AD_SYSTEMS].map(([d]) => d));
+const CERT_GROUP = 64;
 const OK_BEHAVIOUR = { transport: 'redirect_to_https', tls: 'ok' } as const;
 
 export class SyntheticWeb {
@@ -82,6 +83,19 @@ export class SyntheticWeb {
       return { transport: t, tls: t === 'http_only' ? 'abort' : 'ok', latencyMs };
     }
     return { ...OK_BEHAVIOUR, latencyMs };
+  }
+
+  /** Certificates cover 64 neighbouring sites of a class (apex and wildcard each): see Resolver.certGroup. */
+  certGroup(host: string): { key: string; names: string[] } | null {
+    const p = parseSyntheticHost(this.options.seed, host);
+    if (!p || p.sub.includes('.')) return null;
+    const first = p.index - (p.index % CERT_GROUP);
+    const names: string[] = [];
+    for (let i = first; i < first + CERT_GROUP; i++) {
+      const n = syntheticName(this.options.seed, p.cls, i);
+      names.push(n, `*.${n}`);
+    }
+    return { key: `${p.cls}:${first}`, names };
   }
 
   /** The answer for a path (with query) on a host, over either scheme. */
