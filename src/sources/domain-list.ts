@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { normaliseDomain, type MalformedReason } from './domain-normalise.js';
-import { openLines, parseCsvLine } from './line-reader.js';
+import { openLineBatches, parseCsvLine } from './line-reader.js';
 import { RootSet } from './root-set.js';
 
 export interface TargetInput {
@@ -96,42 +96,45 @@ export function readDomainList(input: string, options: ReadDomainListOptions = {
     }
     const seen = new RootSet();
     let layout: Layout | null = null;
-    for await (const { line, lineNo } of openLines(input, options.zipEntry === undefined ? {} : { zipEntry: options.zipEntry })) {
-      stats.lines++;
-      const trimmed = line.trim();
-      if (trimmed === '' || trimmed.startsWith('#')) {
-        stats.ignored++;
-        continue;
-      }
-      if (layout === null) {
-        layout = detectLayout(trimmed);
-        stats.layout = layout.kind;
-        if (layout.kind === 'csv_header') {
-          stats.skippedHeader = true;
+    const lines = openLineBatches(input, options.zipEntry === undefined ? {} : { zipEntry: options.zipEntry });
+    for await (const batch of lines) {
+      for (const { line, lineNo } of batch) {
+        stats.lines++;
+        const trimmed = line.trim();
+        if (trimmed === '' || trimmed.startsWith('#')) {
+          stats.ignored++;
           continue;
         }
-      }
-      const cells = layout.domainCol < 0 ? null : parseCsvLine(trimmed);
-      const value = cells === null ? trimmed : cells[layout.domainCol];
-      if (value === undefined) {
-        malformed(lineNo, line, 'no_domain_field');
-        continue;
-      }
-      const n = normaliseDomain(value);
-      if (!n.ok) {
-        malformed(lineNo, line, n.reason);
-        continue;
-      }
-      if (!seen.add(n.root)) {
-        stats.duplicates++;
-        continue;
-      }
-      stats.accepted++;
-      const rank = layout.rankCol >= 0 ? parseRank(cells![layout.rankCol]) : stats.accepted;
-      yield { target: n.root, rank, source, inputLine: lineNo, inputText: value.trim() };
-      if (stats.accepted >= limit) {
-        stats.stoppedAtLimit = true;
-        return; // leaving the for-await closes the file (and the zip) early
+        if (layout === null) {
+          layout = detectLayout(trimmed);
+          stats.layout = layout.kind;
+          if (layout.kind === 'csv_header') {
+            stats.skippedHeader = true;
+            continue;
+          }
+        }
+        const cells = layout.domainCol < 0 ? null : parseCsvLine(trimmed);
+        const value = cells === null ? trimmed : cells[layout.domainCol];
+        if (value === undefined) {
+          malformed(lineNo, line, 'no_domain_field');
+          continue;
+        }
+        const n = normaliseDomain(value);
+        if (!n.ok) {
+          malformed(lineNo, line, n.reason);
+          continue;
+        }
+        if (!seen.add(n.root)) {
+          stats.duplicates++;
+          continue;
+        }
+        stats.accepted++;
+        const rank = layout.rankCol >= 0 ? parseRank(cells![layout.rankCol]) : stats.accepted;
+        yield { target: n.root, rank, source, inputLine: lineNo, inputText: value.trim() };
+        if (stats.accepted >= limit) {
+          stats.stoppedAtLimit = true;
+          return; // leaving the for-await closes the file (and the zip) early
+        }
       }
     }
     stats.complete = true;

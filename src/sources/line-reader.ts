@@ -72,10 +72,22 @@ export function detectFormat(head: Uint8Array, fileName: string): InputFormat {
  * of it releases every resource.
  */
 export function openLines(input: string, options: OpenLinesOptions = {}): AsyncIterable<InputLine> {
-  return { [Symbol.asyncIterator]: () => lines(input, options) };
+  return {
+    async *[Symbol.asyncIterator]() {
+      for await (const batch of openLineBatches(input, options)) yield* batch;
+    },
+  };
 }
 
-async function* lines(input: string, options: OpenLinesOptions): AsyncGenerator<InputLine> {
+/**
+ * The same lines, in the batches each read chunk yields (hundreds to thousands of lines): one
+ * async step per chunk instead of per line, for readers of million-line lists.
+ */
+export function openLineBatches(input: string, options: OpenLinesOptions = {}): AsyncIterable<InputLine[]> {
+  return { [Symbol.asyncIterator]: () => batches(input, options) };
+}
+
+async function* batches(input: string, options: OpenLinesOptions): AsyncGenerator<InputLine[]> {
   const opened = await openSource(input, options);
   try {
     yield* splitLines(opened.stream, opened.label, opened.format, options.maxLineLength ?? 65536);
@@ -222,7 +234,7 @@ function findEntry(zip: yauzl.ZipFile, wanted: string | undefined): Promise<yauz
   });
 }
 
-async function* splitLines(stream: Readable, label: string, format: InputFormat, maxLineLength: number): AsyncGenerator<InputLine> {
+async function* splitLines(stream: Readable, label: string, format: InputFormat, maxLineLength: number): AsyncGenerator<InputLine[]> {
   let batch: InputLine[] = [];
   const splitter = new LineSplitter((line, lineNo, truncated) => {
     batch.push(truncated ? { line, lineNo, truncated } : { line, lineNo });
@@ -233,14 +245,14 @@ async function* splitLines(stream: Readable, label: string, format: InputFormat,
       if (batch.length > 0) {
         const out = batch;
         batch = [];
-        yield* out;
+        yield out;
       }
     }
   } catch (err) {
     throw wrapStreamError(err, label, format);
   }
   splitter.end();
-  yield* batch;
+  if (batch.length > 0) yield batch;
 }
 
 function wrapStreamError(err: unknown, label: string, format: InputFormat): Error {

@@ -31,8 +31,8 @@ export class RootSet {
 
   /** Adds `key`; returns false when it (or a string with the same 64-bit hash) was already present. */
   add(key: string): boolean {
-    const [a, b] = hash64(key);
-    if (this.insert(a, b)) {
+    hash64(key);
+    if (this.insert(H[0]!, H[1]!)) {
       this.count++;
       if (this.count * 10 > (this.mask + 1) * 7) this.grow();
       return true;
@@ -41,7 +41,9 @@ export class RootSet {
   }
 
   has(key: string): boolean {
-    const [a, b] = hash64(key);
+    hash64(key);
+    const a = H[0]!;
+    const b = H[1]!;
     const slots = this.slots;
     for (let i = a & this.mask; ; i = (i + 1) & this.mask) {
       const sa = slots[i * 2]!;
@@ -75,7 +77,9 @@ export class RootSet {
  * Two independent 32-bit hashes of the UTF-16 code units (FNV-1a and a murmur-style mix), with
  * a final avalanche each. The first half is never 0: 0 marks an empty slot.
  */
-function hash64(s: string): [number, number] {
+const H = new Uint32Array(2); // hash64's result, reused: no allocation per key
+
+function hash64(s: string): void {
   let h1 = 0x811c9dc5;
   let h2 = 0x9747b28c ^ s.length;
   for (let i = 0; i < s.length; i++) {
@@ -89,5 +93,6 @@ function hash64(s: string): [number, number] {
   h1 ^= h1 >>> 13;
   h2 = Math.imul(h2 ^ (h2 >>> 15), 0xc2b2ae35);
   h2 ^= h2 >>> 16;
-  return [h1 >>> 0 || 1, h2 >>> 0];
+  H[0] = h1 >>> 0 || 1;
+  H[1] = h2 >>> 0;
 }
