@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSellersJson, SellersJsonParser, sellerRow, type Seller, type SellersIssue } from '../src/parse/sellers/index.js';
 import { kind } from '../src/cli/parse-kinds/sellers.js';
+import { HashedIdSet } from '../src/parse/sellers/id-set.js';
 import { repoRoot } from './helpers/corpus.js';
 
 const enc = new TextEncoder();
@@ -202,5 +203,19 @@ describe('sellers table rows and the parse kind', () => {
     expect(events[0]).toEqual({ type: 'seller', seller_id: '1001', seller_type: 'PUBLISHER', name: 'Numeric Id', domain: 'numeric.com', is_confidential: null, is_passthrough: null, comment: null, line_no: 4 });
     expect(events.at(-1)).toMatchObject({ type: 'summary', status: 'ok', sellers: 9, errors: 3, version: '1.0', contact_email: null, contact_address: null });
     expect(events.find((e) => e.type === 'issue')).toEqual({ type: 'issue', line_no: 2, severity: 'warning', code: 'VERSION_NOT_STRING', message: expect.any(String), line_text: null });
+  });
+});
+
+describe('HashedIdSet (duplicate seller ids in flat memory)', () => {
+  it('reports repeats exactly across growth, for 200k distinct ids', () => {
+    const set = new HashedIdSet();
+    for (let i = 0; i < 200_000; i++) expect(set.add(`pub-${i}`)).toBe(true);
+    expect(set.size).toBe(200_000);
+    let repeats = 0;
+    for (let i = 0; i < 200_000; i += 7) if (!set.add(`pub-${i}`)) repeats++;
+    expect(repeats).toBe(Math.ceil(200_000 / 7));
+    expect(set.add('')).toBe(true);
+    expect(set.add('')).toBe(false);
+    expect(set.add('pub-1 ')).toBe(true);
   });
 });

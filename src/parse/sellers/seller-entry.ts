@@ -1,4 +1,5 @@
 import { isValidDnsName, rootDomain, toAsciiHost } from '../../util/domain.js';
+import type { HashedIdSet } from './id-set.js';
 import type { Seller, SellersIssueCode } from './types.js';
 
 /**
@@ -10,6 +11,8 @@ import type { Seller, SellersIssueCode } from './types.js';
 export type EntryIssue = (code: SellersIssueCode, message: string) => void;
 
 const SELLER_TYPES = new Set(['PUBLISHER', 'INTERMEDIARY', 'BOTH']);
+// An RFC 1123 name of 1–63-character labels, not all-digit TLD (same rule as isValidDnsName).
+const PLAIN_NAME = /^(?=.{1,253}$)(?:(?!-)[a-z0-9-]{1,63}(?<!-)\.)+(?!-)(?=[a-z0-9-]*[a-z-])[a-z0-9-]{1,63}(?<!-)$/;
 
 // Keys as real files spell them (camelCase, other cases) → the spec's snake_case names.
 const SELLER_KEYS: Record<string, string> = {
@@ -23,13 +26,25 @@ const SELLER_KEYS: Record<string, string> = {
   ext: 'ext',
 };
 
+const SPEC_KEYS = new Set(Object.values(SELLER_KEYS));
+
 /** The spec's name for a key written differently (`sellerId` → `seller_id`), or the key itself. */
 export function canonicalSellerKey(key: string): string {
+  if (SPEC_KEYS.has(key)) return key;
   return SELLER_KEYS[key.replace(/[_\-\s]/g, '').toLowerCase()] ?? key;
 }
 
 /** Fields of an entry under their canonical names; `onRenamed` hears each key written differently. */
 function canonicalFields(entry: Record<string, unknown>, onRenamed: (written: string, canonical: string) => void): Record<string, unknown> {
+  // Fast path (nearly every real entry): all keys already as the spec writes them.
+  let allSpec = true;
+  for (const key in entry) {
+    if (!SPEC_KEYS.has(key)) {
+      allSpec = false;
+      break;
+    }
+  }
+  if (allSpec) return entry;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(entry)) {
     const canonical = canonicalSellerKey(key);
@@ -64,7 +79,7 @@ function flag(value: unknown, field: string, issue: EntryIssue): boolean | null 
 
 export interface EntryContext {
   /** Seller ids seen so far in this file (duplicate detection). */
-  seenIds: Set<string>;
+  seenIds: HashedIdSet;
   onRenamed(written: string, canonical: string, lineNo: number): void;
 }
 
@@ -82,9 +97,9 @@ export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, 
   if (sellerId === null || sellerId === '') {
     issue('MISSING_SELLER_ID', 'seller_id is missing or empty');
     sellerId = null;
-  } else if (ctx.seenIds.has(sellerId)) {
+  } else if (!ctx.seenIds.add(sellerId)) {
     issue('DUPLICATE_SELLER_ID', `seller_id ${JSON.stringify(sellerId)} appears more than once`);
-  } else ctx.seenIds.add(sellerId);
+  }
 
   // seller_type: required, PUBLISHER | INTERMEDIARY | BOTH.
   let sellerType = text(f.seller_type, 'seller_type', issue);
@@ -115,10 +130,15 @@ export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, 
     if (domain === null) issue('MISSING_DOMAIN', 'no domain (allowed only for sellers without a web presence)');
   }
   if (domain !== null) {
-    // domainToASCII cuts at '/', '?' or '#' ("site.com/" → "site.com"): check the raw text first.
-    const ascii = /[\s/?#:@\\]/.test(domain) ? '' : toAsciiHost(domain);
-    if (!isValidDnsName(ascii)) issue('INVALID_DOMAIN', `domain ${JSON.stringify(rawDomain)} is not a domain name`);
-    else if (rootDomain(ascii) !== ascii) issue('DOMAIN_NOT_ROOT', `domain ${JSON.stringify(domain)} is not a root domain (${rootDomain(ascii) ?? 'no registrable domain'})`);
+    // Plain ASCII names (nearly all) are checked with one regex; others go through IDNA first.
+    // domainToASCII cuts at '/', '?' or '#' ("site.com/" → "site.com"): reject those first.
+    const plain = PLAIN_NAME.test(domain);
+    const ascii = plain ? domain : /[\s/?#:@\\]/.test(domain) ? '' : toAsciiHost(domain);
+    if (!plain && !isValidDnsName(ascii)) issue('INVALID_DOMAIN', `domain ${JSON.stringify(rawDomain)} is not a domain name`);
+    else {
+      const root = rootDomain(ascii);
+      if (root !== ascii) issue('DOMAIN_NOT_ROOT', `domain ${JSON.stringify(domain)} is not a root domain (${root ?? 'no registrable domain'})`);
+    }
   }
 
   return { sellerId, sellerType, name, domain, isConfidential, isPassthrough, comment, lineNo };

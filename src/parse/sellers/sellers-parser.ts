@@ -1,3 +1,4 @@
+import { HashedIdSet } from './id-set.js';
 import { JsonArrayScanner } from './json-array-scanner.js';
 import { canonicalSellerKey, readSellerEntry, type EntryContext } from './seller-entry.js';
 import {
@@ -77,7 +78,7 @@ export class SellersJsonParser {
   ) {
     this.maxIssuesPerCode = options.maxIssuesPerCode ?? 100;
     this.ctx = {
-      seenIds: new Set(),
+      seenIds: new HashedIdSet(),
       onRenamed: (written, canonical, lineNo) => this.noteRenamed(written, canonical, lineNo),
     };
     this.scanner = new JsonArrayScanner(
