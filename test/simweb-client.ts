@@ -50,8 +50,8 @@ export function get(url: string, o: GetOptions): Promise<Answer> {
         chunks.push(c);
         size += c.length;
         if (o.maxBytes !== undefined && size >= o.maxBytes) {
-          res.destroy();
           finish('max_bytes');
+          res.destroy();
         }
       });
       res.on('end', () => finish(null));
