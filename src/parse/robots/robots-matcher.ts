@@ -15,7 +15,7 @@
  */
 import { compilePattern, type PathPattern } from './path-pattern.js';
 import { normaliseUrlPath } from './percent-encoding.js';
-import type { RobotsTxt } from './types.js';
+import type { RobotsRule, RobotsTxt } from './types.js';
 import { pathFromUrl } from './url-path.js';
 import { isGlobalAgent, productTokenOf } from './user-agent.js';
 
@@ -40,27 +40,30 @@ interface CompiledRule {
   pattern: PathPattern;
 }
 
-interface CompiledGroup {
+interface AgentGroup {
   global: boolean;
   tokens: readonly string[];
-  rules: readonly CompiledRule[];
+  rules: readonly RobotsRule[];
 }
 
 const ROBOTS_TXT_PATH = '/robots.txt';
 
 export class RobotsMatcher {
-  private readonly groups: readonly CompiledGroup[];
-  private readonly globalRules: readonly CompiledRule[];
+  private readonly groups: readonly AgentGroup[];
+  private globalRules: readonly CompiledRule[] | null = null;
   private readonly byAgent = new Map<string, readonly CompiledRule[] | null>();
+  private readonly patterns = new Map<string, PathPattern>();
 
-  private constructor(groups: CompiledGroup[]) {
+  private constructor(groups: AgentGroup[]) {
     this.groups = groups;
-    this.globalRules = sortRules(groups.filter((g) => g.global).flatMap((g) => g.rules));
   }
 
+  /**
+   * Reads the groups' user agents once; each agent's rules are compiled and sorted on its first
+   * check, so a crawl that asks about a few agents never compiles the rest of a large file.
+   */
   static compile(txt: RobotsTxt): RobotsMatcher {
-    const patterns = new Map<string, PathPattern>();
-    const groups: CompiledGroup[] = txt.groups.map((g) => {
+    const groups: AgentGroup[] = txt.groups.map((g) => {
       const tokens: string[] = [];
       let global = false;
       for (const ua of g.userAgents) {
@@ -70,16 +73,23 @@ export class RobotsMatcher {
           if (t.length > 0) tokens.push(t);
         }
       }
-      const rules: CompiledRule[] = [];
-      for (const r of g.rules) {
-        if (r.pattern.length === 0) continue; // `disallow:` with no path restricts nothing
-        let p = patterns.get(r.pattern);
-        if (!p) patterns.set(r.pattern, (p = compilePattern(r.pattern)));
-        rules.push({ allow: r.directive === 'allow', lineNo: r.lineNo, pattern: p });
-      }
-      return { global, tokens, rules };
+      return { global, tokens, rules: g.rules };
     });
     return new RobotsMatcher(groups);
+  }
+
+  /** Merged, compiled and sorted rules of some groups. */
+  private compileRules(groups: readonly AgentGroup[]): CompiledRule[] {
+    const out: CompiledRule[] = [];
+    for (const g of groups) {
+      for (const r of g.rules) {
+        if (r.pattern.length === 0) continue; // `disallow:` with no path restricts nothing
+        let p = this.patterns.get(r.pattern);
+        if (!p) this.patterns.set(r.pattern, (p = compilePattern(r.pattern)));
+        out.push({ allow: r.directive === 'allow', lineNo: r.lineNo, pattern: p });
+      }
+    }
+    return out.sort((a, b) => b.pattern.priority - a.pattern.priority || Number(b.allow) - Number(a.allow) || a.lineNo - b.lineNo);
   }
 
   /**
@@ -92,11 +102,15 @@ export class RobotsMatcher {
     if (rules === undefined) {
       // Google's reference compares the caller's whole string: `Foo Bar` is not the token `foo`.
       const specific = key.length === 0 ? [] : this.groups.filter((g) => g.tokens.includes(key));
-      rules = specific.length === 0 ? null : sortRules(specific.flatMap((g) => g.rules));
+      rules = specific.length === 0 ? null : this.compileRules(specific);
       if (this.byAgent.size > 1024) this.byAgent.clear();
       this.byAgent.set(key, rules);
     }
     return rules;
+  }
+
+  private global(): readonly CompiledRule[] {
+    return (this.globalRules ??= this.compileRules(this.groups.filter((g) => g.global)));
   }
 
   /** May `userAgent` (a product token, e.g. `Googlebot`) fetch `urlOrPath` (absolute URL or `/path?query`)? */
@@ -104,7 +118,7 @@ export class RobotsMatcher {
     const path = normaliseUrlPath(pathFromUrl(urlOrPath));
     if (path === ROBOTS_TXT_PATH) return { allowed: true, matchedLine: null };
     const own = this.rulesFor(userAgent);
-    const rules = own ?? (options?.ignoreGlobalGroups ? EMPTY : this.globalRules);
+    const rules = own ?? (options?.ignoreGlobalGroups ? EMPTY : this.global());
     for (const r of rules) {
       if (r.pattern.matches(path)) return { allowed: r.allow, matchedLine: r.lineNo };
     }
@@ -118,7 +132,3 @@ export class RobotsMatcher {
 }
 
 const EMPTY: readonly CompiledRule[] = [];
-
-function sortRules(rules: CompiledRule[]): CompiledRule[] {
-  return rules.sort((a, b) => b.pattern.priority - a.pattern.priority || Number(b.allow) - Number(a.allow) || a.lineNo - b.lineNo);
-}

@@ -45,6 +45,7 @@ export class RobotsParser {
   private utf16: InstanceType<typeof TextDecoder> | null = null;
   private pending = '';
   private lastWasCr = false;
+  private chunkAscii = true; // the chunk being split has no octet above 0x7F: values need no decoding
   private lines = 0;
   private directiveLines = 0;
   private unknownLines = 0;
@@ -152,25 +153,26 @@ export class RobotsParser {
 
   /** Splits octets into lines; CR, LF and CRLF each end one line (RFC 9309 §2.2 NL). */
   private split(s: string): void {
-    let start = 0;
     const n = s.length;
+    this.chunkAscii = this.pending.length === 0 ? !NON_ASCII.test(s) : false;
+    let start = 0;
     if (this.lastWasCr && n > 0 && s.charCodeAt(0) === 10) start = 1;
     this.lastWasCr = false;
-    for (let i = start; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c === 10 || c === 13) {
-        const text = this.pending.length > 0 ? this.pending + s.slice(start, i) : s.slice(start, i);
-        this.pending = '';
-        this.line(text);
-        if (c === 13) {
-          if (i + 1 < n) {
-            if (s.charCodeAt(i + 1) === 10) i++;
-          } else {
-            this.lastWasCr = true;
-          }
-        }
-        start = i + 1;
+    // Native indexOf for each line-end character beats a charCodeAt loop several times over.
+    let lf = s.indexOf('\n', start);
+    let cr = s.indexOf('\r', start);
+    while (lf !== -1 || cr !== -1) {
+      let end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
+      const text = this.pending.length > 0 ? this.pending + s.slice(start, end) : s.slice(start, end);
+      this.pending = '';
+      this.line(text);
+      if (end === cr) {
+        if (end + 1 === n) this.lastWasCr = true;
+        else if (s.charCodeAt(end + 1) === 10) end++;
       }
+      start = end + 1;
+      if (lf !== -1 && lf < start) lf = s.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = s.indexOf('\r', start);
     }
     if (start < n) this.pending += s.slice(start);
   }
@@ -249,7 +251,7 @@ export class RobotsParser {
 
   /** Octets → UTF-8 text; invalid sequences are replaced and noted once per file. */
   private decode(octets: string): string {
-    if (!NON_ASCII.test(octets)) return octets;
+    if (this.chunkAscii || !NON_ASCII.test(octets)) return octets;
     const bytes = Buffer.from(octets, 'latin1');
     try {
       return utf8Strict.decode(bytes);
