@@ -3,7 +3,8 @@
  * - the largest corpus sellers.json, its entries repeated (unique ids) to ~100 MB;
  * - a 200 MB synthetic sellers.json;
  * both written to a temp file and streamed from disk in 64 KiB chunks through SellersJsonParser.
- * Target: RSS stays under 200 MB. For comparison, @streamparser/json (the generic streaming
+ * Each measurement runs in a fresh child process (this file, forked with CHILD_ENV set), so
+ * its peak RSS is that of a process doing only this parse. Target: RSS stays under 200 MB. For comparison, @streamparser/json (the generic streaming
  * parser installed) on the same repeated-corpus file, emitting `$.sellers.*` with keepStack false.
  * Also: store-page parsing on the real Google Play pages.
  */
@@ -11,7 +12,9 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { JSONParser } from '@streamparser/json';
 import { SellersJsonParser } from '../src/parse/sellers/index.js';
 import { parseStorePageHtml } from '../src/parse/store/index.js';
@@ -44,7 +47,22 @@ interface Measured {
   status: string;
 }
 
-async function measure(file: string, parse: 'adsnap' | 'streamparser'): Promise<Measured> {
+const CHILD_ENV = 'ADSNAP_SELLERS_BENCH_CHILD';
+type ParserName = 'adsnap' | 'streamparser';
+
+/** Runs `measureHere` in a fresh child process (tsx loaded, as in the parent) and returns its result. */
+async function measure(file: string, parse: ParserName): Promise<Measured> {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ['--expose-gc', '--import', 'tsx'],
+    env: { ...process.env, [CHILD_ENV]: JSON.stringify({ file, parse }) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const [result] = (await once(child, 'message')) as [Measured];
+  await once(child, 'exit');
+  return result;
+}
+
+async function measureHere(file: string, parse: ParserName): Promise<Measured> {
   gc?.();
   let peakRss = process.memoryUsage().rss;
   const timer = setInterval(() => {
@@ -82,7 +100,7 @@ const row = (name: string, parser: string, m: Measured) =>
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'adsnap-sellers-bench-'));
   try {
-    console.log(`node ${process.version}; 64 KiB read chunks; peak RSS sampled every 10 ms (whole process)\n`);
+    console.log(`node ${process.version}; 64 KiB read chunks; each row a fresh process, peak RSS sampled every 10 ms\n`);
     console.log('| input | parser | MB | sellers | s | MB/s | sellers/s | peak RSS MB | status |');
     console.log('|---|---|---|---|---|---|---|---|---|');
 
@@ -128,4 +146,10 @@ export async function run(): Promise<void> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+if (process.env[CHILD_ENV] && process.send) {
+  const { file, parse } = JSON.parse(process.env[CHILD_ENV]) as { file: string; parse: ParserName };
+  const result = await measureHere(file, parse);
+  process.send(result, () => process.disconnect());
 }
