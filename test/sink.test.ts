@@ -177,7 +177,7 @@ describe('snapshot writer: parts, flush, numbering, empty tables', () => {
 
   it('a table with no rows still gets an empty, readable part', async () => {
     const dir = newDir();
-    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-01-02', runId: 'e', tables: ['hops', 'sellers'] });
+    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-01-02', runId: 'e', tables: ['hops', 'sellers'], worker: false });
     const r = await w.commit();
     expect(r.rows).toEqual({ hops: 0, sellers: 0 });
     const n = await query(`SELECT count(*)::INTEGER AS n FROM read_parquet(${sql(path.join(dir, 'hops', '*', '*.parquet'))}, hive_partitioning = true)`);
@@ -189,7 +189,7 @@ describe('snapshot writer: parts, flush, numbering, empty tables', () => {
     await expect(openSnapshotWriter({ outDir: dir, snapshotDate: '2026-02-30', runId: 'x' })).rejects.toThrow(TypeError);
     await expect(openSnapshotWriter({ outDir: dir, snapshotDate: '2026-02-03', runId: '../x' })).rejects.toThrow(TypeError);
     await expect(openSnapshotWriter({ outDir: dir, snapshotDate: '2026-02-03', runId: 'x', rowGroupRows: 0 })).rejects.toThrow(TypeError);
-    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-02-03', runId: 'x', tables: ['fetches'] });
+    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-02-03', runId: 'x', tables: ['fetches'], worker: false });
     expect(() => w.write('fetches', { url: null } as unknown as Row<'fetches'>)).toThrow(/fetches\.url is required/);
     expect(() => w.write('fetches', { url: 'u', started_at: 'yesterday' } as unknown as Row<'fetches'>)).toThrow(/valid Date/);
     expect(() => w.write('targets', {} as Row<'targets'>)).toThrow(/not written/);
@@ -212,7 +212,7 @@ describe('snapshot writer: abort and backpressure', () => {
 
   it('abort({ keepCommitted: true }) keeps sealed parts (checkpointed resume) but drops the open ones', async () => {
     const dir = newDir();
-    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-03-04', runId: 'keep', tables: ['targets'] });
+    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-03-04', runId: 'keep', tables: ['targets'], worker: false });
     w.write('targets', { target: 'a.com', target_kind: 'domain', rank: 1, source: null, input_line: null, input_text: null });
     await w.flush();
     w.write('targets', { target: 'b.com', target_kind: 'domain', rank: 2, source: null, input_line: null, input_text: null });
@@ -247,6 +247,18 @@ describe('snapshot writer: abort and backpressure', () => {
     expect(results[300]).toBeInstanceOf(Promise);
     await Promise.all(results);
     await w.commit();
+  });
+});
+
+describe('snapshot writer: encoder failure', () => {
+  it('an encoding error fails commit() and later writes; abort() then leaves nothing', async () => {
+    const dir = newDir();
+    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-05-06', runId: 'bad', tables: ['fetches'] });
+    w.write('fetches', { url: 'https://a/', host: 5 } as unknown as Row<'fetches'>);
+    await expect(w.commit()).rejects.toThrow(/parquet encoder: .*Uint8Array/);
+    expect(() => w.write('fetches', { url: 'https://b/' } as Row<'fetches'>)).toThrow(/parquet encoder/);
+    await w.abort();
+    expect(listFiles(dir)).toEqual([]);
   });
 });
 
