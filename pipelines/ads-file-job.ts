@@ -41,7 +41,7 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
 
   let errors = 0;
   let warnings = 0;
-  const outcome = await ctx.fetcher.fetch({ url: `https://${subject}/${fileKind}`, kind: fileKind, subject }, async (body) => {
+  const outcome = await ctx.fetcher.fetch({ url: `https://${subject}/${fileKind}`, kind: fileKind, subject, signal: ctx.signal }, async (body) => {
     const parser = new AdsTxtParser(
       {
         onRecord(r) {

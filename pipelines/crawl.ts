@@ -10,7 +10,7 @@ import { RowEmitter, type CrawlContext } from './context.js';
 import { crawlDomain } from './domain-job.js';
 import { runPool } from './pool.js';
 import { Referrals } from './referral-registry.js';
-import { crawlRobots } from './robots-job.js';
+import { robotsFor } from './robots-job.js';
 import { RunStats } from './run-stats.js';
 
 export interface CrawlOptions {
@@ -71,7 +71,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   };
   const referrals = new Referrals();
   let list: ListStats | null = null;
-  const roots = new Set<string>();
   try {
     if (options.domains) {
       stats.phase = 'domains';
@@ -81,7 +80,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
         src.targets,
         concurrency,
         async (t) => {
-          roots.add(t.target);
+          referrals.roots.add(t.target);
           await crawlDomain(ctx, t, referrals);
         },
         signal,
@@ -92,13 +91,13 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     // Partner phase (ads.txt 1.1 §4.6, §5.7): each partner's ads.txt once per snapshot, one hop.
     // A partner that is itself a listed root was already crawled as a root.
     stats.phase = 'partners';
-    const partners = [...referrals.partners].filter((p) => !roots.has(p) && referrals.claimSubject(p)).sort();
+    const partners = [...referrals.partners].sort().filter((p) => referrals.claimSubject(p));
     stats.queued = partners.length;
     await runPool(
       partners,
       concurrency,
       async (partner) => {
-        const robots = await crawlRobots(ctx, partner, 'inventorypartnerdomain');
+        const robots = await robotsFor(ctx, referrals, partner, 'inventorypartnerdomain');
         await crawlAdsFile(ctx, { subject: partner, fileKind: 'ads.txt', via: 'inventorypartnerdomain', role: 'inventorypartnerdomain', root: rootDomain(partner) ?? partner, robots }, referrals.adSystems);
         stats.partnersDone++;
         stats.queued--;

@@ -2,7 +2,7 @@ import type { TargetInput } from '../src/sources/domain-list.js';
 import { crawlAdsFile } from './ads-file-job.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
-import { crawlRobots } from './robots-job.js';
+import { crawlRobots, robotsFor } from './robots-job.js';
 
 /**
  * One root domain (ads.txt 1.1 §5.5: crawl the PSL+1 of each listed site): its robots.txt, its
@@ -26,7 +26,7 @@ export async function crawlDomain(ctx: CrawlContext, target: TargetInput, referr
     if (hop.kind === 'inventorypartnerdomain') {
       referrals.addPartner(hop.toSubject);
     } else if (hop.kind === 'subdomain' && referrals.claimSubject(hop.toSubject)) {
-      const subRobots = await crawlRobots(ctx, hop.toSubject, 'subdomain');
+      const subRobots = await robotsFor(ctx, referrals, hop.toSubject, 'subdomain');
       const sub = await crawlAdsFile(ctx, { subject: hop.toSubject, fileKind: 'ads.txt', via: 'subdomain', role: 'subdomain', root, robots: subRobots }, referrals.adSystems);
       // A subdomain's file speaks for its own inventory: its partners are one hop from it.
       for (const h of sub.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject);

@@ -1,23 +1,38 @@
+import { RootSet } from '../src/sources/root-set.js';
+
 /**
  * What the crawl learns on the way and acts on later: partner domains named by
  * inventorypartnerdomain= (fetched once per snapshot in the partner phase, ads.txt 1.1 §4.6),
- * ad-system domains named by records (their sellers.json, in the sellers phase), and the
- * non-root subjects already claimed, so no (subject, file_kind) is fetched twice in a run.
- * All three are bounded by the number of distinct referral targets, not by the list size.
+ * ad-system domains named by records (their sellers.json, in the sellers phase), and which
+ * subjects and robots.txt hosts are already recorded, so no `files` row is written twice.
+ * Listed roots are kept compactly (8 bytes each); everything else is bounded by the number of
+ * distinct referral targets, not by the list size.
  */
 export class Referrals {
   readonly partners = new Set<string>();
   readonly adSystems = new Set<string>();
+  /** Root domains of the input list: their robots.txt and ads.txt are recorded by the domain job. */
+  readonly roots = new RootSet();
   private readonly claimed = new Set<string>();
+  private readonly robotsClaimed = new Set<string>();
 
   addPartner(domain: string): void {
     this.partners.add(domain);
   }
 
-  /** True the first time a non-root subject is claimed for fetching in this run. */
-  claimSubject(subject: string): boolean {
-    if (this.claimed.has(subject)) return false;
-    this.claimed.add(subject);
+  /** True the first time a non-root `(subject, fileKind)` is claimed for fetching in this run. */
+  claimSubject(subject: string, fileKind = 'ads.txt'): boolean {
+    if (fileKind === 'ads.txt' && this.roots.has(subject)) return false;
+    const key = `${fileKind} ${subject}`;
+    if (this.claimed.has(key)) return false;
+    this.claimed.add(key);
+    return true;
+  }
+
+  /** True when this host's robots.txt has not been recorded yet in this run (and now is claimed). */
+  claimRobots(host: string): boolean {
+    if (this.roots.has(host) || this.robotsClaimed.has(host)) return false;
+    this.robotsClaimed.add(host);
     return true;
   }
 }

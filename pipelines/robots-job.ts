@@ -1,34 +1,29 @@
 import { checkPolicy, RobotsMatcher, RobotsParser, robotsAccess, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
 import { statusFromFetch } from '../src/resolve/file-status.js';
 import { fileRow, issueRow, type Via } from '../src/tables/rows.js';
+import type { FetchOutcome } from '../src/fetch/index.js';
 import type { CrawlContext } from './context.js';
+import type { Referrals } from './referral-registry.js';
 
 /**
  * Fetches and records one host's robots.txt (RFC 9309), returning the effective policy:
  * rules, allow-all (4xx, §2.3.1.3) or disallow-all (5xx / unreachable, §2.3.1.4).
  * Writes `files`, `fetches`, `robots_rules`, `robots_sitemaps`, `robots_verdicts`, `parse_issues`.
  */
-export async function crawlRobots(ctx: CrawlContext, host: string, via: Via): Promise<RobotsPolicy> {
-  const { out, stats } = ctx;
-  const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host }, async (body) => {
+export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, record = true): Promise<RobotsPolicy> {
+  const { stats } = ctx;
+  // A host already recorded in this run is fetched again only for its policy; nothing is written.
+  const out = record ? ctx.out : null;
+  const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, signal: ctx.signal }, async (body) => {
     const parser = new RobotsParser();
     for await (const chunk of body) parser.push(chunk);
     return parser.end();
   });
+  if (!out) return policyOf(outcome);
   out.fetches(outcome, stats);
 
   const txt: RobotsTxt | null = outcome.body;
-  let policy: RobotsPolicy;
-  if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300 && txt) {
-    policy = { kind: 'rules', matcher: RobotsMatcher.compile(txt) };
-  } else {
-    const access = outcome.error === 'redirect_limit' || outcome.error === 'redirect_loop'
-      ? robotsAccess({ kind: 'redirect_limit' })
-      : outcome.status === null
-        ? robotsAccess({ kind: 'unreachable' })
-        : robotsAccess({ kind: 'http', status: outcome.status });
-    policy = access === 'allow_all' ? { kind: 'allow_all' } : { kind: 'disallow_all' };
-  }
+  const policy = policyOf(outcome);
 
   let rules = 0;
   if (txt) {
@@ -75,6 +70,24 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via): Pr
   stats.countFile('robots.txt', status);
   await out.settle();
   return policy;
+}
+
+/** RFC 9309 §2.3.1: the policy an HTTP outcome leaves (rules, allow-all or disallow-all). */
+function policyOf(outcome: FetchOutcome<RobotsTxt>): RobotsPolicy {
+  const txt = outcome.body;
+  if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300 && txt) return { kind: 'rules', matcher: RobotsMatcher.compile(txt) };
+  const access =
+    outcome.error === 'redirect_limit' || outcome.error === 'redirect_loop'
+      ? robotsAccess({ kind: 'redirect_limit' })
+      : outcome.status === null
+        ? robotsAccess({ kind: 'unreachable' })
+        : robotsAccess({ kind: 'http', status: outcome.status });
+  return access === 'allow_all' ? { kind: 'allow_all' } : { kind: 'disallow_all' };
+}
+
+/** The robots policy of a non-root host, recording its robots.txt the first time the run meets it. */
+export function robotsFor(ctx: CrawlContext, referrals: Referrals, host: string, via: Via): Promise<RobotsPolicy> {
+  return crawlRobots(ctx, host, via, referrals.claimRobots(host));
 }
 
 /** adsnap's own verdict for a path under a policy; null when robots.txt was not consulted. */

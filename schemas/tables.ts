@@ -27,12 +27,14 @@ export interface TableSchema {
   readonly columns: readonly Column[];
 }
 
-const c = (name: string, type: ColumnType, doc: string, extra: { nullable?: boolean; dict?: boolean } = {}): Column => ({
-  name,
-  type,
-  doc,
-  ...extra,
-});
+// Generic so that each column keeps its literal name, type and nullability: Row<N> below is
+// derived from them.
+const c = <const N extends string, const T extends ColumnType, const E extends { nullable?: boolean; dict?: boolean } = {}>(
+  name: N,
+  type: T,
+  doc: string,
+  extra?: E,
+): { name: N; type: T; doc: string } & E => ({ name, type, doc, ...(extra ?? ({} as E)) });
 
 export const tables = {
   targets: {

@@ -1,11 +1,151 @@
+import { readFile } from 'node:fs/promises';
+import { crawl } from '../../../pipelines/crawl.js';
+import { RunStats } from '../../../pipelines/run-stats.js';
+import { parseConnectTo } from '../../fetch/index.js';
+import { intFlag, parseCommandArgs } from '../args.js';
 import type { Command } from '../main.js';
+import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
+import { UsageError } from '../usage-error.js';
 
-// Placeholder until the owning issue lands; replaced by the real command.
+const usage = `Usage: adsnap crawl --domains FILE [--apps FILE] --out DIR [options]
+
+Crawls every listed site (robots.txt, ads.txt, declared subdomains, inventory partners) and app
+(store page, developer site's app-ads.txt), then the sellers.json of every ad system named, and
+writes one snapshot of Parquet tables under DIR (DIR/<table>/snapshot_date=YYYY-MM-DD/).
+
+Inputs (text, CSV with a domain/store_url column, Tranco rank,domain; .gz or .zip; '-' = stdin):
+  --domains FILE          domain list
+  --apps FILE             app list (store URLs, or CSV with store_url[,developer_url,bundle_id,store_id])
+  --zip-entry NAME        entry to read from a .zip (default: the first)
+  --limit N               stop after N accepted list entries
+
+Output:
+  --out DIR               snapshot root (required)
+  --snapshot-date DATE    YYYY-MM-DD (default: today, UTC)
+  --run-id ID             run id for the manifest in DIR/_runs/ (default: generated)
+
+Fetching:
+  --connect-to H1:P1:H2:P2  connect to H2:P2 for requests to H1:P1 (repeatable; empty H1 = any host)
+  --cacert FILE           extra trusted CA certificates (PEM)
+  --concurrency N         subjects crawled at once (default 64)
+  --per-host N            requests at once per host (default 1)
+  --per-ip N              requests at once per resolved IP address (default 8)
+  --user-agent S          User-Agent header (default names adsnap and its URL)
+  --obey-robots MODE      'store' (default: store pages obey robots.txt; ads.txt, app-ads.txt and
+                          sellers.json are fetched and their robots verdict recorded) or 'all'
+  --no-sellers            skip the sellers.json phase
+
+Reporting:
+  --progress MODE         'tty' (status line), 'json' (JSON lines on stderr), 'none'
+                          (default: tty when stderr is a terminal, else json)
+  --log-interval SECONDS  JSON progress cadence (default 10)
+
+Exit status: 0 when the snapshot was written (sites failing is normal and recorded); 2 on usage
+errors; 1 when the run could not complete — then no partial snapshot is visible.`;
+
 export const command: Command = {
-  summary: '(not built yet)',
-  usage: 'adsnap crawl: not built yet',
-  async run() {
-    process.stderr.write('adsnap crawl: not built yet\n');
-    return 1;
+  summary: 'crawl domain and app lists into a Parquet snapshot',
+  usage,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      domains: { type: 'string' },
+      apps: { type: 'string' },
+      out: { type: 'string' },
+      'zip-entry': { type: 'string' },
+      limit: { type: 'string' },
+      'snapshot-date': { type: 'string' },
+      'run-id': { type: 'string' },
+      'connect-to': { type: 'string', multiple: true },
+      cacert: { type: 'string', multiple: true },
+      concurrency: { type: 'string' },
+      'per-host': { type: 'string' },
+      'per-ip': { type: 'string' },
+      'user-agent': { type: 'string' },
+      'obey-robots': { type: 'string' },
+      'no-sellers': { type: 'boolean' },
+      progress: { type: 'string' },
+      'log-interval': { type: 'string' },
+    });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+    if (!values.domains && !values.apps) throw new UsageError('give --domains FILE and/or --apps FILE');
+    if (!values.out) throw new UsageError('--out DIR is required');
+    const snapshotDate = values['snapshot-date'];
+    if (snapshotDate !== undefined && !isIsoDate(snapshotDate)) throw new UsageError(`--snapshot-date must be YYYY-MM-DD, got ${JSON.stringify(snapshotDate)}`);
+    const obeyRobots = values['obey-robots'] ?? 'store';
+    if (obeyRobots !== 'store' && obeyRobots !== 'all') throw new UsageError(`--obey-robots must be 'store' or 'all'`);
+    const progressMode = values.progress ?? (process.stderr.isTTY ? 'tty' : 'json');
+    if (progressMode !== 'tty' && progressMode !== 'json' && progressMode !== 'none') throw new UsageError(`--progress must be tty, json or none`);
+    let connectTo;
+    try {
+      connectTo = (values['connect-to'] ?? []).map(parseConnectTo);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const caCerts: string[] = [];
+    for (const file of values.cacert ?? []) {
+      try {
+        caCerts.push(await readFile(file, 'utf8'));
+      } catch (err) {
+        throw new UsageError(`--cacert ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+    }
+    const concurrency = intFlag('concurrency', values.concurrency, 64);
+    const limit = values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0);
+
+    const controller = new AbortController();
+    const onSignal = (sig: NodeJS.Signals) => {
+      process.stderr.write(`\nadsnap crawl: ${sig}: stopping; no partial snapshot will be left\n`);
+      controller.abort(new Error(`interrupted by ${sig}`));
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+
+    const stats = new RunStats();
+    const progress = startProgress(stats, { mode: progressMode, intervalMs: progressMode === 'json' ? intFlag('log-interval', values['log-interval'], 10) * 1000 : undefined });
+    try {
+      const result = await crawl({
+        domains: values.domains ?? null,
+        apps: values.apps ?? null,
+        outDir: values.out,
+        snapshotDate,
+        runId: values['run-id'],
+        limit,
+        zipEntry: values['zip-entry'],
+        concurrency,
+        obeyRobots,
+        sellers: !values['no-sellers'],
+        signal: controller.signal,
+        stats,
+        fetch: {
+          connectTo,
+          caCerts,
+          ...(values['user-agent'] ? { userAgent: values['user-agent'] } : {}),
+          ...(values['per-host'] ? { perHost: intFlag('per-host', values['per-host'], 1) } : {}),
+          ...(values['per-ip'] ? { perIp: intFlag('per-ip', values['per-ip'], 8) } : {}),
+        },
+      });
+      progress.stop();
+      const s = result.stats.snapshot();
+      const lines = [
+        `snapshot ${result.snapshotDate} written to ${values.out} (run ${result.runId}) in ${fmtDuration(s.elapsed_s)}`,
+        `  targets ${s.targets_done}, apps ${s.apps_done}, partners ${s.partners_done}, sellers.json ${s.sellers_done}; ${s.requests} requests, ${fmtBytes(s.bytes)}`,
+      ];
+      if (result.list) lines.push(`  list: ${result.list.accepted} accepted, ${result.list.duplicates} duplicates, ${result.list.malformed} malformed of ${result.list.lines} lines`);
+      for (const [table, t] of Object.entries(result.tables)) lines.push(`  ${table.padEnd(16)} ${t.rows} rows`);
+      lines.push(`  manifest: ${result.manifestPath}`);
+      process.stdout.write(lines.join('\n') + '\n');
+      return 0;
+    } catch (err) {
+      progress.stop();
+      process.stderr.write(`adsnap crawl: run failed: ${(err as Error).message}\n`);
+      return 1;
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
   },
 };
+
+function isIsoDate(s: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+}

@@ -11,6 +11,8 @@
  * - Lines longer than `maxLineLength` characters are cut (the rest of the line is skipped) and
  *   flagged, so a body with no line ends cannot grow memory without bound.
  */
+import { TextDecoder } from 'node:util';
+
 export interface LineSplitterOptions {
   /** Longest line kept, in UTF-16 code units; the rest of a longer line is dropped. @default 1 MiB */
   maxLineLength?: number;
