@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -217,5 +218,17 @@ describe('HashedIdSet (duplicate seller ids in flat memory)', () => {
     expect(set.add('')).toBe(true);
     expect(set.add('')).toBe(false);
     expect(set.add('pub-1 ')).toBe(true);
+  });
+});
+
+describe('adsnap parse --kind sellers.json (CLI, real binary)', () => {
+  it('prints NDJSON: sellers, then issues, then the summary; exit 0 even for broken JSON', () => {
+    const bin = path.join(repoRoot, 'bin/adsnap.js');
+    const r = spawnSync(process.execPath, [bin, 'parse', '--kind', 'sellers.json', '--format', 'ndjson', path.join(samplesDir, 'broken-header.json')], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events.map((e) => e.type)).toEqual(['seller', 'seller', 'issue', 'issue', 'summary']);
+    expect(events[0]).toMatchObject({ seller_id: 'x1', domain: 'first.com', line_no: 7 });
+    expect(events.at(-1)).toMatchObject({ status: 'invalid_json', sellers: 2, version: '1.0', contact_email: 'support@broken.example', contact_address: null });
   });
 });
