@@ -25,17 +25,21 @@ function run(args: string[], stdin = ''): Promise<{ code: number | null; stdout:
   });
 }
 
-describe('adsnap robots check', () => {
+// Each case spawns node; a loaded 2-core CI runner needs more than vitest's 5 s default.
+describe('adsnap robots check', { timeout: 30_000 }, () => {
   it('prints allowed/disallowed<TAB>URL per URL, absolute or path', async () => {
     const r = await run(['robots', 'check', path.join(samples, 'publisher.txt'), 'GPTBot', 'https://news.example/ads.txt', '/app-ads.txt', '/search?q=1']);
     expect(r).toEqual({ code: 0, stdout: 'allowed\thttps://news.example/ads.txt\ndisallowed\t/app-ads.txt\ndisallowed\t/search?q=1\n', stderr: '' });
   });
 
   it('exit 2 on usage errors, 1 when the file cannot be read', async () => {
-    expect((await run(['robots', 'check', 'x'])).code).toBe(2);
-    expect((await run(['robots', 'check', '--jsonl', 'x'])).code).toBe(2);
-    expect((await run(['robots', 'nope'])).code).toBe(2);
-    const missing = await run(['robots', 'check', path.join(samples, 'no-such-file.txt'), 'a', '/']);
+    const [a, b, c, missing] = await Promise.all([
+      run(['robots', 'check', 'x']),
+      run(['robots', 'check', '--jsonl', 'x']),
+      run(['robots', 'nope']),
+      run(['robots', 'check', path.join(samples, 'no-such-file.txt'), 'a', '/']),
+    ]);
+    expect([a.code, b.code, c.code]).toEqual([2, 2, 2]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('ENOENT');
   });
@@ -57,7 +61,7 @@ describe('adsnap robots check', () => {
   });
 });
 
-describeWithCorpus('adsnap robots check --jsonl over the conformance suite (one process)', () => {
+describeWithCorpus('adsnap robots check --jsonl over the conformance suite (one process)', { timeout: 30_000 }, () => {
   it('answers all 545 Google cases; exactly the 12 documented deviations differ', async () => {
     type Case = { robotstxt: string | null; robotstxt_base64: string; useragent: string; url: string; expected_allowed: boolean };
     const load = (f: string) => (hasCorpus ? (JSON.parse(readFileSync(corpusPath('conformance', f), 'utf8')) as { cases: Case[] }).cases : []);
@@ -71,7 +75,7 @@ describeWithCorpus('adsnap robots check --jsonl over the conformance suite (one 
   });
 });
 
-describe('adsnap parse --kind robots.txt', () => {
+describe('adsnap parse --kind robots.txt', { timeout: 30_000 }, () => {
   it.each(['publisher', 'latin1-cr', 'soft-404.html', 'empty'])('%s: NDJSON equals the golden file', async (name) => {
     const r = await run(['parse', '--kind', 'robots.txt', '--format', 'ndjson', path.join(samples, `${name}.txt`)]);
     expect(r.code).toBe(0);
