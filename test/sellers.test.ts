@@ -111,6 +111,13 @@ describe('sellers.json 1.0 Seller object checks', () => {
     expect(bad.issues.map((i) => [i.code, i.severity])).toEqual([['INVALID_SELLER_TYPE', 'error']]);
   });
 
+  it('a numeric seller_id beyond 2^53 keeps all its digits', () => {
+    const r = one('{"seller_id": 123456789012345678901, "seller_type":"BOTH","name":"A","domain":"a.com"}');
+    expect(r.sellers[0]!.sellerId).toBe('123456789012345678901');
+    expect(r.issues.map((i) => i.code)).toEqual(['SELLER_ID_NOT_STRING']);
+    expect(one('{"seller_id": 1.5e3, "seller_type":"BOTH","name":"A","domain":"a.com"}').sellers[0]!.sellerId).toBe('1500');
+  });
+
   it('a missing seller_type is an error', () => {
     expect(one('{"seller_id":"1","name":"A","domain":"a.com"}').issues.map((i) => i.code)).toEqual(['MISSING_SELLER_TYPE']);
   });

@@ -83,7 +83,12 @@ export interface EntryContext {
   onRenamed(written: string, canonical: string, lineNo: number): void;
 }
 
-export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, ctx: EntryContext, issue: EntryIssue): Seller {
+/** Digits of a numeric seller_id as written: JSON.parse rounds integers beyond 2^53. */
+function rawNumericId(entryText: string): string | null {
+  return /"seller_?id"\s*:\s*(-?\d+)\s*[,}]/i.exec(entryText)?.[1] ?? null;
+}
+
+export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, ctx: EntryContext, issue: EntryIssue, entryText = ''): Seller {
   const f = canonicalFields(entry, (written, canonical) => ctx.onRenamed(written, canonical, lineNo));
 
   // seller_id: required string, unique within the file.
@@ -91,8 +96,8 @@ export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, 
   const rawId = f.seller_id;
   if (typeof rawId === 'string') sellerId = rawId.trim();
   else if (typeof rawId === 'number') {
-    issue('SELLER_ID_NOT_STRING', `seller_id should be a string, found the number ${rawId}`);
-    sellerId = String(rawId);
+    sellerId = (!Number.isSafeInteger(rawId) && rawNumericId(entryText)) || String(rawId);
+    issue('SELLER_ID_NOT_STRING', `seller_id should be a string, found the number ${sellerId}`);
   } else if (rawId !== undefined && rawId !== null) sellerId = text(rawId, 'seller_id', issue);
   if (sellerId === null || sellerId === '') {
     issue('MISSING_SELLER_ID', 'seller_id is missing or empty');

@@ -229,7 +229,7 @@ export class SellersJsonParser {
       this.issue('SELLER_NOT_OBJECT', `a sellers entry should be an object, found ${Array.isArray(entry) ? 'an array' : entry === null ? 'null' : typeof entry}`, lineNo, textValue);
       return;
     }
-    const seller = readSellerEntry(entry as Record<string, unknown>, lineNo, this.ctx, (code, message) => this.issue(code, message, lineNo, textValue));
+    const seller = readSellerEntry(entry as Record<string, unknown>, lineNo, this.ctx, (code, message) => this.issue(code, message, lineNo, textValue), textValue);
     this.sellers++;
     this.handler.onSeller?.(seller);
   }
