@@ -41,11 +41,14 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
 
   let errors = 0;
   let warnings = 0;
+  // Ad systems named by this file; they join the sellers.json phase unless the file is only the
+  // placeholder record (§3.2.1: it authorizes nobody; placeholder.example.com has no sellers.json).
+  const named = new Set<string>();
   const outcome = await ctx.fetcher.fetch({ url: `https://${subject}/${fileKind}`, kind: fileKind, subject, signal: ctx.signal }, async (body) => {
     const parser = new AdsTxtParser(
       {
         onRecord(r) {
-          adSystems.add(r.adSystemDomain);
+          named.add(r.adSystemDomain);
           out.emit('ads_records', {
             subject,
             file_kind: fileKind,
@@ -113,6 +116,7 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
     }),
   );
   stats.countFile(fileKind, status);
+  if (status !== 'placeholder') for (const d of named) adSystems.add(d);
 
   // Referrals only from a body that is an ads.txt (an HTML page declares nothing).
   const usable = summary !== null && status !== 'html' && status !== 'too_large';

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
 import { Fetcher, resolveFetchConfig, type FetchConfig } from '../src/fetch/index.js';
 import { openSnapshotWriter, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
+import { readAppList, type AppListStats } from '../src/sources/apps.js';
 import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
 import { rootDomain } from '../src/util/domain.js';
 import { productToken, version } from '../src/version.js';
 import { crawlAdsFile } from './ads-file-job.js';
 import { RowEmitter, type CrawlContext } from './context.js';
+import { AppRegistry, crawlApp } from './app-job.js';
 import { crawlDomain } from './domain-job.js';
+import { crawlSellers } from './sellers-job.js';
 import { runPool } from './pool.js';
 import { Referrals } from './referral-registry.js';
 import { robotsFor } from './robots-job.js';
@@ -52,6 +56,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const runId = options.runId ?? `${snapshotDate}-${randomUUID().slice(0, 8)}`;
   const stats = options.stats ?? new RunStats();
   const signal = options.signal ?? new AbortController().signal;
+  // Every request in flight listens on the run's signal: hundreds at once is expected.
+  setMaxListeners(0, signal);
   const concurrency = options.concurrency ?? 64;
   const fetchConfig = resolveFetchConfig({ ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
 
@@ -88,6 +94,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     }
     throwIfAborted(signal);
 
+    let appList: AppListStats | null = null;
+    if (options.apps) {
+      stats.phase = 'apps';
+      const src = readAppList(options.apps, { limit: options.limit, zipEntry: options.zipEntry });
+      appList = src.stats;
+      const reg = new AppRegistry();
+      await runPool(src.apps, concurrency, (app) => crawlApp(ctx, app, referrals, reg), signal);
+    }
+    throwIfAborted(signal);
+
     // Partner phase (ads.txt 1.1 §4.6, §5.7): each partner's ads.txt once per snapshot, one hop.
     // A partner that is itself a listed root was already crawled as a root.
     stats.phase = 'partners';
@@ -106,6 +122,23 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     );
     throwIfAborted(signal);
 
+    // sellers.json phase: every ad system named by a record kept in this snapshot, once.
+    if (options.sellers !== false) {
+      stats.phase = 'sellers';
+      const adSystems = [...referrals.adSystems].sort();
+      stats.queued = adSystems.length;
+      await runPool(
+        adSystems,
+        Math.max(1, Math.min(concurrency, 16)), // big bodies: fewer at once
+        async (domain) => {
+          await crawlSellers(ctx, referrals, domain);
+          stats.queued--;
+        },
+        signal,
+      );
+      throwIfAborted(signal);
+    }
+
     stats.phase = 'committing';
     const committed = await writer.commit();
     stats.phase = 'done';
@@ -117,6 +150,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent },
       list,
+      app_list: appList,
       counts: stats.snapshot(),
       tables: committed.tables,
       finished_at: new Date().toISOString(),

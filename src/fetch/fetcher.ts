@@ -21,7 +21,9 @@ const ACCEPT: Record<FetchKind, string> = {
 };
 
 /** ads.txt 1.1 §3.1 / app-ads.txt 1.0: HTTPS first, HTTP when HTTPS gave no HTTP answer. */
-const HTTP_FALLBACK: ReadonlySet<FetchKind> = new Set(['ads.txt', 'app-ads.txt']);
+// robots.txt too: RFC 9309 §2.3 scopes a robots.txt to its scheme, so a site reached over HTTP
+// after HTTPS failed is governed by its http:// robots.txt.
+const HTTP_FALLBACK: ReadonlySet<FetchKind> = new Set(['ads.txt', 'app-ads.txt', 'robots.txt']);
 
 function header(h: Record<string, string | string[] | undefined>, name: string): string | null {
   const v = h[name];

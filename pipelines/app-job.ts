@@ -1,0 +1,105 @@
+import type { RobotsPolicy } from '../src/parse/robots/index.js';
+import { parseStorePage, type StorePageInfo } from '../src/parse/store/index.js';
+import { appAdsTxtHosts } from '../src/resolve/developer-url.js';
+import { statusFromFetch } from '../src/resolve/file-status.js';
+import { appRow, type AppInput, type AppOutcome } from '../src/sources/apps.js';
+import { hopRow } from '../src/tables/rows.js';
+import { rootDomain } from '../src/util/domain.js';
+import { crawlAdsFile, type AdsFileResult } from './ads-file-job.js';
+import type { CrawlContext } from './context.js';
+import type { Referrals } from './referral-registry.js';
+import { robotsAllows, robotsFor } from './robots-job.js';
+
+/**
+ * Per-run memory of the app half of the crawl: each store's robots.txt policy (store pages always
+ * obey it), and each developer host's app-ads.txt result, so a host shared by many apps is
+ * fetched once per snapshot. Both are bounded by distinct stores / developer hosts.
+ */
+export class AppRegistry {
+  readonly storeRobots = new Map<string, Promise<RobotsPolicy>>();
+  readonly devHosts = new Map<string, Promise<Pick<AdsFileResult, 'status' | 'found'>>>();
+}
+
+/**
+ * One app (app-ads.txt 1.0): the developer URL from the list or its store listing, then the
+ * app-ads.txt of the developer host — the subdomain first, then its parent (Appendix A/B), HTTPS
+ * before HTTP (inside the fetch stack). Writes `targets`, `apps`, `hops` and, once per host, the
+ * developer host's files.
+ */
+export async function crawlApp(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<void> {
+  const { out } = ctx;
+  out.emit('targets', { target: app.appKey, target_kind: 'app', rank: null, source: app.storeHost, input_line: app.inputLine, input_text: app.inputText });
+  const outcome = await resolveApp(ctx, app, referrals, reg);
+  out.emit('apps', appRow(app, outcome));
+  ctx.stats.appsDone++;
+  await out.settle();
+}
+
+async function resolveApp(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<AppOutcome> {
+  let developerUrl = app.developerUrl;
+  let source: string | null = developerUrl ? 'input' : null;
+  let page: StorePageInfo | null = null;
+  if (!developerUrl) {
+    const res = await readStorePage(ctx, app, referrals, reg);
+    if ('status' in res) return { developerUrl: null, developerUrlSource: null, subject: null, status: res.status };
+    page = res.page;
+    if (!page.participates) {
+      // app-ads.txt 1.0: an empty appstore:developer_url means the app does not take part.
+      const status = page.developerUrl === '' ? 'not_participating' : 'no_developer_url';
+      return { developerUrl: page.developerUrl || null, developerUrlSource: page.source, bundleId: page.bundleId, storeId: page.storeId, subject: null, status };
+    }
+    developerUrl = page.developerUrl;
+    source = page.source;
+  }
+  const ids = { bundleId: page?.bundleId ?? null, storeId: page?.storeId ?? null };
+  const hosts = developerUrl ? appAdsTxtHosts(developerUrl) : null;
+  if (!hosts || hosts.length === 0) return { developerUrl, developerUrlSource: source, ...ids, subject: null, status: 'invalid_developer_url' };
+
+  let lastStatus: string | null = null;
+  for (const { host, via } of hosts) {
+    ctx.out.emit('hops', hopRow(app.storeUrl, source === 'input' ? 'app_list' : 'store_page', via, host, 'followed', null, null));
+    const res = await developerHostFile(ctx, host, via, referrals, reg);
+    lastStatus = res.status;
+    // app-ads.txt 1.0 Appendix B: only when no file is found on the subdomain, try its parent.
+    if (res.found) return { developerUrl, developerUrlSource: source, ...ids, subject: host, status: res.status };
+  }
+  return { developerUrl, developerUrlSource: source, ...ids, subject: null, status: lastStatus };
+}
+
+function developerHostFile(
+  ctx: CrawlContext,
+  host: string,
+  via: 'developer_url' | 'developer_url_parent',
+  referrals: Referrals,
+  reg: AppRegistry,
+): Promise<Pick<AdsFileResult, 'status' | 'found'>> {
+  let p = reg.devHosts.get(host);
+  if (!p) {
+    p = (async () => {
+      const robots = await robotsFor(ctx, referrals, host, via);
+      const res = await crawlAdsFile(ctx, { subject: host, fileKind: 'app-ads.txt', via, role: via, root: rootDomain(host) ?? host, robots }, referrals.adSystems);
+      for (const h of res.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject);
+      return { status: res.status, found: res.found };
+    })();
+    reg.devHosts.set(host, p);
+  }
+  return p;
+}
+
+/** Store pages always obey the store's robots.txt (spec-decisions), fetched once per store host. */
+async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<{ page: StorePageInfo } | { status: string }> {
+  let robots = reg.storeRobots.get(app.storeHost);
+  if (!robots) {
+    robots = robotsFor(ctx, referrals, app.storeHost, 'store');
+    reg.storeRobots.set(app.storeHost, robots);
+  }
+  const url = new URL(app.canonicalStoreUrl);
+  if (robotsAllows(ctx, await robots, url.pathname + url.search) === false) return { status: 'disallowed_by_robots' };
+  const outcome = await ctx.fetcher.fetch({ url: app.canonicalStoreUrl, kind: 'store_page', subject: app.appKey, signal: ctx.signal }, (body) =>
+    parseStorePage(body, app.store, { pageUrl: app.canonicalStoreUrl }),
+  );
+  ctx.out.fetches(outcome, ctx.stats);
+  const failed = statusFromFetch(outcome.status, outcome.error);
+  if (failed !== null || outcome.body === null) return { status: `store_${failed ?? 'unreachable'}` };
+  return { page: outcome.body };
+}
