@@ -127,6 +127,7 @@ export async function run(): Promise<void> {
         : `    {"seller_id": "pub-${1000000 + i}", "seller_type": "${i % 3 ? 'PUBLISHER' : 'INTERMEDIARY'}", "name": "Séller ${i} \\"Media\\"", "domain": "site${i}.example.com", "comment": "added 2026-11-${String(1 + (i % 28)).padStart(2, '0')}"}`,
     );
     console.log(row('synthetic 200 MB', 'adsnap SellersJsonParser', await measure(synthetic, 'adsnap')));
+    console.log(row('synthetic 200 MB', '@streamparser/json', await measure(synthetic, 'streamparser')));
     await rm(synthetic);
 
     if (hasCorpus) {
