@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appAdsTxtHosts, appAdsTxtUrls, developerUrlHost } from '../src/resolve/developer-url.js';
-import { repoRoot } from './helpers/corpus.js';
+import { corpusPath, describeWithCorpus, repoRoot } from './helpers/corpus.js';
 
 /** app-ads.txt 1.0 Appendix A: developer URL → canonical domain (first host crawled). */
 const appendixA: [string, string][] = [
@@ -129,5 +130,23 @@ describe('adsnap app-ads-url (CLI)', () => {
     expect(run().status).toBe(2);
     expect(run('a.com', 'b.com').status).toBe(2);
     expect(run('--bogus', 'a.com').status).toBe(2);
+  });
+});
+
+describeWithCorpus('real developer domains (corpus/lists/app-ads-txt-developer-domains.txt)', () => {
+  it('every multi-label entry gives one or two hosts, never www./m., the parent last', () => {
+    const lines = readFileSync(corpusPath('lists', 'app-ads-txt-developer-domains.txt'), 'utf8').split(/\r?\n/).filter(Boolean);
+    expect(lines.length).toBeGreaterThan(30_000);
+    for (const l of lines) {
+      const hosts = appAdsTxtHosts(l);
+      if (!l.includes('.')) {
+        expect(hosts, l).toBeNull(); // single-label names ("omnifytv") are not hosts on the web
+        continue;
+      }
+      expect(hosts, l).not.toBeNull();
+      expect(hosts!.length).toBeLessThanOrEqual(2);
+      expect(hosts![0]!.host).not.toMatch(/^(www|m)\./);
+      if (hosts!.length === 2) expect(hosts![0]!.host.endsWith(`.${hosts![1]!.host}`)).toBe(true);
+    }
   });
 });
