@@ -25,7 +25,7 @@ describe('recognizeStoreUrl: store, key and canonical URL', () => {
     ['https://play.google.com/store/apps/details/Minecraft?id=com.mojang.minecraftpe&hl=en', 'google_play', 'play.google.com/com.mojang.minecraftpe', 'com.mojang.minecraftpe', 'com.mojang.minecraftpe', 'https://play.google.com/store/apps/details?id=com.mojang.minecraftpe'],
     ['market://details?id=com.a.b', 'google_play', 'play.google.com/com.a.b', 'com.a.b', 'com.a.b', 'https://play.google.com/store/apps/details?id=com.a.b'],
     // app-ads.txt 1.0 "Authoritative and canonical representation": country variants are one app.
-    ['https://itunes.apple.com/fi/app/ab-classic/id343200656?mt=8', 'apple', 'apps.apple.com/343200656', null, '343200656', 'https://apps.apple.com/fi/app/id343200656'],
+    ['https://itunes.apple.com/fi/app/ab-classic/id343200656?mt=8', 'apple', 'apps.apple.com/343200656', null, '343200656', 'https://apps.apple.com/fi/app/ab-classic/id343200656'],
     ['https://itunes.apple.com/us/app/id1110145109', 'apple', 'apps.apple.com/1110145109', null, '1110145109', 'https://apps.apple.com/us/app/id1110145109'],
     ['https://apps.apple.com/-/app/-/id1002275138', 'apple', 'apps.apple.com/1002275138', null, '1002275138', 'https://apps.apple.com/us/app/id1002275138'],
     ['https://channelstore.roku.com/details/151908/the-roku-channel', 'roku', 'channelstore.roku.com/151908', null, '151908', 'https://channelstore.roku.com/details/151908'],

@@ -78,7 +78,10 @@ export function recognizeStoreUrl(url: string): RecognizedStoreUrl | null {
     const m = /\/id(\d{5,})(?:[/?#]|$)/.exec(path) ?? (/\/app(?:\/|$)/.test(path) ? /^(\d{5,})$/.exec(q.get('id') ?? '') : null);
     if (!m) return null;
     const cc = /^\/([a-z]{2})\//i.exec(path)?.[1]?.toLowerCase() ?? 'us';
-    return found('apple', 'apps.apple.com', m[1]!, null, m[1]!, `https://apps.apple.com/${cc}/app/id${m[1]}`);
+    // The slug is kept when given: some servers (simweb among them) route only /<cc>/app/<slug>/id<N>.
+    const slug = /\/app\/([^/]+)\/id\d+/.exec(path)?.[1];
+    const slugPart = slug && slug !== '-' ? `${slug}/` : '';
+    return found('apple', 'apps.apple.com', m[1]!, null, m[1]!, `https://apps.apple.com/${cc}/app/${slugPart}id${m[1]}`);
   }
 
   // Roku: channelstore.roku.com/[<locale>/]details/<id>[/<slug>].
