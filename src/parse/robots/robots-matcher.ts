@@ -38,6 +38,37 @@ interface CompiledRule {
   allow: boolean;
   lineNo: number;
   pattern: PathPattern;
+  /** The pattern's literal second octet (after `/`), -1 when it is a wildcard or absent, -2 when it can never match. */
+  key: number;
+}
+
+/**
+ * An agent's rules sorted by precedence, plus per-second-octet subsets built on demand: a path
+ * `/x…` needs only the rules starting `/x` or `/*`, which in a 300-rule file is a handful.
+ */
+class RuleSet {
+  private readonly byKey = new Map<number, readonly CompiledRule[]>();
+  constructor(readonly all: readonly CompiledRule[]) {}
+
+  candidates(path: string): readonly CompiledRule[] {
+    const c = path.length > 1 ? path.charCodeAt(1) : -3;
+    let list = this.byKey.get(c);
+    if (list === undefined) {
+      list = this.all.filter((r) => r.key === -1 || r.key === c);
+      this.byKey.set(c, list);
+    }
+    return list;
+  }
+}
+
+function keyOf(pattern: string): number {
+  const c0 = pattern.charCodeAt(0);
+  if (c0 === 42 /* * */) return -1;
+  if (c0 !== 47 /* / */) return -2; // RFC 9309 §2.2: a path starts with `/`; this never matches
+  if (pattern.length < 2) return -1;
+  const c1 = pattern.charCodeAt(1);
+  if (c1 === 42 || (c1 === 36 && pattern.length === 2)) return -1; // `/*…` or `/$`
+  return c1;
 }
 
 interface AgentGroup {
@@ -50,8 +81,10 @@ const ROBOTS_TXT_PATH = '/robots.txt';
 
 export class RobotsMatcher {
   private readonly groups: readonly AgentGroup[];
-  private globalRules: readonly CompiledRule[] | null = null;
-  private readonly byAgent = new Map<string, readonly CompiledRule[] | null>();
+  private globalRules: RuleSet | null = null;
+  private readonly byAgent = new Map<string, RuleSet | null>();
+  private lastAgent: string | null = null; // most checks repeat the previous agent: skip the lookup
+  private lastRules: RuleSet | null = null;
   private readonly patterns = new Map<string, PathPattern>();
 
   private constructor(groups: AgentGroup[]) {
@@ -79,24 +112,25 @@ export class RobotsMatcher {
   }
 
   /** Merged, compiled and sorted rules of some groups. */
-  private compileRules(groups: readonly AgentGroup[]): CompiledRule[] {
+  private compileRules(groups: readonly AgentGroup[]): RuleSet {
     const out: CompiledRule[] = [];
     for (const g of groups) {
       for (const r of g.rules) {
         if (r.pattern.length === 0) continue; // `disallow:` with no path restricts nothing
         let p = this.patterns.get(r.pattern);
         if (!p) this.patterns.set(r.pattern, (p = compilePattern(r.pattern)));
-        out.push({ allow: r.directive === 'allow', lineNo: r.lineNo, pattern: p });
+        out.push({ allow: r.directive === 'allow', lineNo: r.lineNo, pattern: p, key: keyOf(r.pattern) });
       }
     }
-    return out.sort((a, b) => b.pattern.priority - a.pattern.priority || Number(b.allow) - Number(a.allow) || a.lineNo - b.lineNo);
+    return new RuleSet(out.sort((a, b) => b.pattern.priority - a.pattern.priority || Number(b.allow) - Number(a.allow) || a.lineNo - b.lineNo));
   }
 
   /**
    * The rules that apply to a crawler: its own merged groups, or null when no group names it
    * (then the `*` groups apply).
    */
-  private rulesFor(userAgent: string): readonly CompiledRule[] | null {
+  private rulesFor(userAgent: string): RuleSet | null {
+    if (userAgent === this.lastAgent) return this.lastRules;
     const key = userAgent.toLowerCase();
     let rules = this.byAgent.get(key);
     if (rules === undefined) {
@@ -106,10 +140,12 @@ export class RobotsMatcher {
       if (this.byAgent.size > 1024) this.byAgent.clear();
       this.byAgent.set(key, rules);
     }
+    this.lastAgent = userAgent;
+    this.lastRules = rules;
     return rules;
   }
 
-  private global(): readonly CompiledRule[] {
+  private global(): RuleSet {
     return (this.globalRules ??= this.compileRules(this.groups.filter((g) => g.global)));
   }
 
@@ -118,8 +154,9 @@ export class RobotsMatcher {
     const path = normaliseUrlPath(pathFromUrl(urlOrPath));
     if (path === ROBOTS_TXT_PATH) return { allowed: true, matchedLine: null };
     const own = this.rulesFor(userAgent);
-    const rules = own ?? (options?.ignoreGlobalGroups ? EMPTY : this.global());
-    for (const r of rules) {
+    const set = own ?? (options?.ignoreGlobalGroups ? null : this.global());
+    if (set === null) return { allowed: true, matchedLine: null };
+    for (const r of set.candidates(path)) {
       if (r.pattern.matches(path)) return { allowed: r.allow, matchedLine: r.lineNo };
     }
     return { allowed: true, matchedLine: null };
@@ -131,4 +168,3 @@ export class RobotsMatcher {
   }
 }
 
-const EMPTY: readonly CompiledRule[] = [];
