@@ -31,7 +31,9 @@ export interface SiteSpec {
   outcome: AdsOutcome;
   /** The file kind this site publishes: ads.txt for roots and partners, app-ads.txt for developers. */
   fileKind: 'ads.txt' | 'app-ads.txt';
-  records: PlannedRecord[];
+  recordCount: number;
+  /** The planned records, computed on first use (most requests, e.g. robots.txt, never need them). */
+  readonly records: PlannedRecord[];
   /** subdomain= values: [host, has its own file]; the last may lie outside the root (must be ignored). */
   subdomains: Array<{ host: string; hasFile: boolean }>;
   partners: string[];
@@ -65,7 +67,7 @@ export function siteSpec(size: WebSize, cls: NameClass, index: number): SiteSpec
   const withRecords = outcome in ADS_OUTCOME_WEIGHTS && outcome !== 'placeholder' && outcome !== 'empty';
   const app = cls === 'developer';
   const count = withRecords ? fromQuantiles(rng, app ? APP_ADS_RECORDS_QUANTILES : ADS_RECORDS_QUANTILES) : 0;
-  const records = planRecords(seed, root, count, app);
+  let plan: PlannedRecord[] | null = null;
 
   const variables: string[] = [];
   const subdomains: SiteSpec['subdomains'] = [];
@@ -94,8 +96,11 @@ export function siteSpec(size: WebSize, cls: NameClass, index: number): SiteSpec
   }
   if (outcome === 'redirect_out' || outcome === 'redirect_out_twice') manager = syntheticName(seed, 'manager', rng.int(managerCount(size)));
   return {
-    cls, index, root, transport, canonical, outcome, fileKind: app ? 'app-ads.txt' : 'ads.txt', records, subdomains, partners,
+    cls, index, root, transport, canonical, outcome, fileKind: app ? 'app-ads.txt' : 'ads.txt', recordCount: count, subdomains, partners,
     variables, manager, robots: robotsKind(seed, root),
+    get records() {
+      return (plan ??= planRecords(seed, root, count, app));
+    },
   };
 }
 
@@ -125,5 +130,5 @@ export function expectedStatus(outcome: AdsOutcome): string {
 export function expectedFile(spec: SiteSpec): ExpectedFile {
   const status = expectedStatus(spec.outcome);
   const hasBody = status === 'ok' || status === 'invalid_content_type';
-  return hasBody ? { status, records: spec.records.length, variables: spec.variables.length } : { status };
+  return hasBody ? { status, records: spec.recordCount, variables: spec.variables.length } : { status };
 }

@@ -28,7 +28,7 @@ const CERT_GROUP = 64;
 const OK_BEHAVIOUR = { transport: 'redirect_to_https', tls: 'ok' } as const;
 
 export class SyntheticWeb {
-  private readonly sites = new Lru<string, SiteSpec>(20_000);
+  private readonly sites = new Lru<string, SiteSpec>(4_000);
   private readonly bodies = new Lru<string, Route>(50_000, 64 << 20, (r) => (r.type === 'body' ? r.body.length + 200 : 200));
   private readonly tailAdSystems: Set<string>;
 
@@ -187,7 +187,7 @@ export class SyntheticWeb {
           const n = Math.min(self.options.hosts, self.options.sellersPublishers);
           for (let i = 1; i <= n; i++) {
             const s = siteSpec(self.options, 'root', i);
-            if (s.records.length === 0) continue;
+            if (s.recordCount === 0) continue;
             yield { root: s.root, directSystems: new Set(s.records.filter((r) => r.relationship === 'DIRECT').map((r) => r.system)) };
           }
         },
