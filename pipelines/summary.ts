@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { packageRoot } from '../src/util/package-root.js';
 
 /**
  * Opens DuckDB on a snapshot directory with the shipped views (sql/views.sql) loaded — the same
@@ -9,12 +11,15 @@ export async function openSnapshotDb(outDir: string) {
   const instance = await DuckDBInstance.create(':memory:');
   const db = await instance.connect();
   await db.run(`SET VARIABLE adsnap_root = '${outDir.replace(/'/g, "''")}'`);
-  const views = await readFile(new URL('../../sql/views.sql', import.meta.url), 'utf8').catch(() => readFile(new URL('../sql/views.sql', import.meta.url), 'utf8'));
+  const views = await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8');
   for (const stmt of splitSql(views)) await db.run(stmt);
   return {
     async rows(sql: string): Promise<Record<string, unknown>[]> {
       const reader = await db.runAndReadAll(sql);
-      return reader.getRowObjectsJS() as Record<string, unknown>[];
+      // Counts come back as BIGINT; summaries want plain numbers.
+      return (reader.getRowObjectsJS() as Record<string, unknown>[]).map((r) =>
+        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])),
+      );
     },
     close() {
       db.closeSync();

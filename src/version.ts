@@ -1,17 +1,8 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from './util/package-root.js';
 
-// Read once at load: the package.json two levels up from dist/src/ (or src/ under tsx/vitest).
-function readVersion(): string {
-  for (const rel of ['../../package.json', '../package.json']) {
-    try {
-      return JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')).version as string;
-    } catch {
-      /* try the next location */
-    }
-  }
-  return '0.0.0';
-}
-
-export const version = readVersion();
+export const version: string = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')).version;
+/** The robots.txt product token adsnap obeys (RFC 9309 §2.2.1). */
 export const productToken = 'adsnap';
 export const defaultUserAgent = `adsnap/${version} (+https://github.com/adsnap/adsnap)`;

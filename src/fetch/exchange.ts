@@ -67,7 +67,11 @@ export async function discard(r: OpenResponse): Promise<void> {
 async function attemptOnce(url: URL, headers: Record<string, string>, budget: Budget, deps: ExchangeDeps, seen: { ip: string | null }, signal?: AbortSignal): Promise<OpenResponse> {
   const target = await resolveTarget(url, deps.targets);
   seen.ip = target.ip;
-  const release = await deps.politeness.enter(target.host, target.ip, signal);
+  // The per-IP cap protects shared hosting that DNS reveals. An address chosen by the operator
+  // with --connect-to (a proxy, the simulated web) says nothing about which sites share a
+  // server, so there each host counts as its own "address" (the per-host limit still applies).
+  const ipKey = target.viaConnectTo ? `connect-to ${target.host}` : target.ip;
+  const release = await deps.politeness.enter(target.host, ipKey, signal);
   const start = performance.now();
   const ctl = new AbortController();
   let code: FetchErrorCode | null = null;
