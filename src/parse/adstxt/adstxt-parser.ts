@@ -1,7 +1,8 @@
 import { LineSplitter } from '../../parse/text/line-splitter.js';
 import { HtmlSniffer } from './html-sniffer.js';
 import { severityOf, type AdsTxtIssueCode } from './issue-codes.js';
-import { isPlaceholder, parseRecord, variableEquals } from './line-tokenizer.js';
+import { canonicalRecord, isPlaceholder, isWs, parseRecord, variableEquals } from './line-tokenizer.js';
+import type { AdsRecord } from './types.js';
 import type { AdsTxtHandler, AdsTxtParserOptions, AdsTxtStatus, AdsTxtSummary } from './types.js';
 import { VariableRules } from './variable-rules.js';
 
@@ -9,9 +10,10 @@ const LINE_TEXT_MAX = 256; // contract §3 parse_issues.line_text
 
 /** A non-blank line held while the HTML decision is pending (at most HTML_LOOKAHEAD of them). */
 interface HeldLine {
-  content: string;
-  lineNo: number;
   line: string;
+  start: number;
+  end: number;
+  lineNo: number;
   tooLong: boolean;
 }
 
@@ -112,23 +114,35 @@ export class AdsTxtParser {
   private onLine(line: string, lineNo: number, truncated: boolean): void {
     if (!this.encodingNoted) this.noteEncoding();
     if (this.html) return;
-    // ads.txt 1.1 §3.4.1: `#` starts a comment anywhere on the line.
-    const hash = line.indexOf('#');
-    const content = (hash >= 0 ? line.slice(0, hash) : line).trim();
-    if (content.length === 0) return;
-    // A cut line is harmless when the cut fell inside a comment; otherwise the record is unknown.
-    const tooLong = truncated && hash < 0;
     if (!this.utf8Noted && this.splitter.invalidUtf8 && line.includes('\uFFFD')) {
       this.utf8Noted = true;
       this.issue('INVALID_UTF8', lineNo, 'the body is not valid UTF-8; invalid bytes were replaced by U+FFFD', line);
     }
+    if (this.sniffer === null && !truncated) {
+      const r = canonicalRecord(line, lineNo);
+      if (r !== undefined) {
+        this.curLineNo = lineNo;
+        this.curLine = line;
+        this.acceptRecord(r);
+        return;
+      }
+    }
+    // ads.txt 1.1 §3.4.1: `#` starts a comment anywhere on the line; the rest is trimmed.
+    const hash = line.indexOf('#');
+    let start = 0;
+    let end = hash >= 0 ? hash : line.length;
+    while (start < end && isWs(line.charCodeAt(start))) start++;
+    while (end > start && isWs(line.charCodeAt(end - 1))) end--;
+    if (start === end) return;
+    // A cut line is harmless when the cut fell inside a comment; otherwise the record is unknown.
+    const tooLong = truncated && hash < 0;
     if (this.sniffer) {
-      this.held.push({ content, lineNo, line, tooLong });
+      this.held.push({ line, start, end, lineNo, tooLong });
       const verdict = this.sniffer.push(line.trim());
       if (verdict !== null) this.decide(verdict);
       return;
     }
-    this.parseLine(content, lineNo, line, tooLong);
+    this.parseLine(line, start, end, lineNo, tooLong);
   }
 
   /** Ends the HTML lookahead: either one HTML_BODY issue, or the held lines are parsed in order. */
@@ -142,34 +156,38 @@ export class AdsTxtParser {
       this.issue('HTML_BODY', first?.lineNo ?? null, 'the body is an HTML page, not an ads.txt file; nothing in it is used', first?.line ?? null);
       return;
     }
-    for (const h of held) this.parseLine(h.content, h.lineNo, h.line, h.tooLong);
+    for (const h of held) this.parseLine(h.line, h.start, h.end, h.lineNo, h.tooLong);
   }
 
-  private parseLine(content: string, lineNo: number, line: string, tooLong: boolean): void {
+  private parseLine(line: string, start: number, end: number, lineNo: number, tooLong: boolean): void {
     this.curLineNo = lineNo;
     this.curLine = line;
     if (tooLong) {
       this.issue('LINE_TOO_LONG', lineNo, 'the line is longer than the parser limit and was cut; it is not used', line);
       return;
     }
-    const eq = variableEquals(content);
+    const eq = variableEquals(line, start, end);
     if (eq > 0) {
-      const name = content.slice(0, eq).trim().toUpperCase();
-      const v = this.rules.interpret(lineNo, name, content.slice(eq + 1).trim(), this.lineIssue);
+      const name = line.slice(start, eq).trim().toUpperCase();
+      const v = this.rules.interpret(lineNo, name, line.slice(eq + 1, end).trim(), this.lineIssue);
       this.variables++;
       this.handler.onVariable?.(v);
       this.flushLineIssues();
       return;
     }
-    const r = parseRecord(content, lineNo, this.lineIssue);
+    const r = parseRecord(line, start, end, lineNo, this.lineIssue);
     if (r === null) {
       this.flushLineIssues();
       return;
     }
+    this.acceptRecord(r);
+  }
+
+  private acceptRecord(r: AdsRecord): void {
     this.records++;
     if (isPlaceholder(r)) {
       this.placeholders++;
-      if (this.placeholderLine === 0) this.placeholderLine = lineNo;
+      if (this.placeholderLine === 0) this.placeholderLine = r.lineNo;
     }
     this.handler.onRecord?.(r);
     if (this.pending.length > 0) this.flushLineIssues();
