@@ -29,6 +29,7 @@ export class AdsTxtParser {
   private readonly splitter: LineSplitter;
   private readonly rules: VariableRules;
 
+  private readonly fastPath: boolean;
   private sniffer: HtmlSniffer | null = new HtmlSniffer();
   private held: HeldLine[] = [];
   private html = false;
@@ -65,6 +66,7 @@ export class AdsTxtParser {
     const maxReferrals = options.maxReferrals ?? 10_000;
     if (!Number.isInteger(maxLineLength) || maxLineLength < 256) throw new TypeError('maxLineLength must be an integer ≥ 256');
     if (!Number.isInteger(maxReferrals) || maxReferrals < 0) throw new TypeError('maxReferrals must be an integer ≥ 0');
+    this.fastPath = options.canonicalFastPath ?? true;
     this.rules = new VariableRules(options.fileKind, maxReferrals);
     this.splitter = new LineSplitter((line, lineNo, truncated) => this.onLine(line, lineNo, truncated), { maxLineLength });
   }
@@ -118,7 +120,7 @@ export class AdsTxtParser {
       this.utf8Noted = true;
       this.issue('INVALID_UTF8', lineNo, 'the body is not valid UTF-8; invalid bytes were replaced by U+FFFD', line);
     }
-    if (this.sniffer === null && !truncated) {
+    if (this.sniffer === null && !truncated && this.fastPath) {
       const r = canonicalRecord(line, lineNo);
       if (r !== undefined) {
         this.curLineNo = lineNo;

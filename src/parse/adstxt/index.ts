@@ -3,7 +3,7 @@
  * through `AdsTxtParser`; `parseAdsTxt` is the convenience call for a whole string or buffer.
  */
 import { AdsTxtParser } from './adstxt-parser.js';
-import type { AdsFileKind, AdsRecord, AdsTxtSummary, AdsVariable, ParseIssue } from './types.js';
+import type { AdsRecord, AdsTxtParserOptions, AdsTxtSummary, AdsVariable, ParseIssue } from './types.js';
 
 export { AdsTxtParser } from './adstxt-parser.js';
 export { adsTxtIssueCodes, type AdsTxtIssueCode, type IssueCodeInfo } from './issue-codes.js';
@@ -29,7 +29,7 @@ export interface ParsedAdsTxt {
 }
 
 /** Parses a whole body at once (strings are UTF-8 encoded first, so results match the streaming path). */
-export function parseAdsTxt(input: string | Uint8Array, options: { fileKind: AdsFileKind; maxLineLength?: number }): ParsedAdsTxt {
+export function parseAdsTxt(input: string | Uint8Array, options: AdsTxtParserOptions): ParsedAdsTxt {
   const records: AdsRecord[] = [];
   const variables: AdsVariable[] = [];
   const issues: ParseIssue[] = [];

@@ -93,4 +93,10 @@ export interface AdsTxtParserOptions {
    * @default 10000
    */
   maxReferrals?: number;
+  /**
+   * Use the single-regex fast path for canonical record lines. Results are identical either
+   * way; tests turn it off to cross-check the two paths.
+   * @default true
+   */
+  canonicalFastPath?: boolean;
 }
