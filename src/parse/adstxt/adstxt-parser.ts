@@ -8,13 +8,17 @@ import { VariableRules } from './variable-rules.js';
 
 const LINE_TEXT_MAX = 256; // contract §3 parse_issues.line_text
 
-/** A non-blank line held while the HTML decision is pending (at most HTML_LOOKAHEAD of them). */
+/**
+ * A non-blank line held while the HTML decision is pending (at most HTML_LOOKAHEAD of them, plus
+ * at most one INVALID_UTF8 note, `utf8`, kept in place so events stay in line order).
+ */
 interface HeldLine {
   line: string;
   start: number;
   end: number;
   lineNo: number;
   tooLong: boolean;
+  utf8?: true;
 }
 
 /**
@@ -87,8 +91,8 @@ export class AdsTxtParser {
     this.noteEncoding();
     if (this.sniffer) this.decide(this.sniffer.decide());
     if (!this.utf8Noted && this.splitter.invalidUtf8) {
-      this.utf8Noted = true;
-      this.issue('INVALID_UTF8', null, 'the body is not valid UTF-8; invalid bytes were replaced by U+FFFD', null);
+      this.utf8Noted = true; // the bad bytes were only in a cut-off part of a line
+      this.noteInvalidUtf8(null, null);
     }
     let status: AdsTxtStatus;
     if (this.html) status = 'html';
@@ -118,7 +122,8 @@ export class AdsTxtParser {
     if (this.html) return;
     if (!this.utf8Noted && this.splitter.invalidUtf8 && line.includes('\uFFFD')) {
       this.utf8Noted = true;
-      this.issue('INVALID_UTF8', lineNo, 'the body is not valid UTF-8; invalid bytes were replaced by U+FFFD', line);
+      if (this.sniffer) this.held.push({ line, start: 0, end: 0, lineNo, tooLong: false, utf8: true });
+      else this.noteInvalidUtf8(lineNo, line);
     }
     if (this.sniffer === null && !truncated && this.fastPath) {
       const r = canonicalRecord(line, lineNo);
@@ -154,11 +159,15 @@ export class AdsTxtParser {
     this.held = [];
     if (verdict === 'html') {
       this.html = true;
-      const first = held[0];
+      const first = held.find((h) => !h.utf8);
       this.issue('HTML_BODY', first?.lineNo ?? null, 'the body is an HTML page, not an ads.txt file; nothing in it is used', first?.line ?? null);
+      for (const h of held) if (h.utf8) this.noteInvalidUtf8(h.lineNo, h.line);
       return;
     }
-    for (const h of held) this.parseLine(h.line, h.start, h.end, h.lineNo, h.tooLong);
+    for (const h of held) {
+      if (h.utf8) this.noteInvalidUtf8(h.lineNo, h.line);
+      else this.parseLine(h.line, h.start, h.end, h.lineNo, h.tooLong);
+    }
   }
 
   private parseLine(line: string, start: number, end: number, lineNo: number, tooLong: boolean): void {
@@ -197,6 +206,10 @@ export class AdsTxtParser {
       this.mixedNoted = true;
       this.issue('PLACEHOLDER_WITH_RECORDS', this.placeholderLine, 'the placeholder record (ads.txt 1.1 §3.2.1) appears beside real records', null);
     }
+  }
+
+  private noteInvalidUtf8(lineNo: number | null, line: string | null): void {
+    this.issue('INVALID_UTF8', lineNo, 'the body is not valid UTF-8; invalid bytes were replaced by U+FFFD (noted once)', line);
   }
 
   private flushLineIssues(): void {
