@@ -94,9 +94,14 @@ describe('ads.txt 1.1 §3.1 / spec-decisions: HTTPS first, HTTP only when HTTPS 
     expect(o.rows.map((r) => [r.status_code, r.error, r.remote_ip])).toEqual([[null, 'dns', null]]);
   });
 
-  it('never falls back for robots.txt (the rule is ads.txt / app-ads.txt only)', async () => {
+  it('robots.txt falls back too (RFC 9309 §2.3: a robots.txt is scoped to its scheme); sellers.json and store pages never do', async () => {
+    web.reply('http://rb.example/robots.txt', 200, 'User-agent: *\n');
     const f = fetcherWith([`rb.example:443:127.0.0.1:${refused}`]);
-    const o = await f.fetch({ url: 'https://rb.example/robots.txt', kind: 'robots.txt', subject: 'rb.example' }, readText);
-    expect(o.rows.map((r) => r.error)).toEqual(['connect']);
+    const robots = await f.fetch({ url: 'https://rb.example/robots.txt', kind: 'robots.txt', subject: 'rb.example' }, readText);
+    expect(robots.rows.map((r) => [r.url, r.error])).toEqual([['https://rb.example/robots.txt', 'connect'], ['http://rb.example/robots.txt', null]]);
+    for (const kind of ['sellers.json', 'store_page'] as const) {
+      const o = await f.fetch({ url: 'https://rb.example/x', kind, subject: 'rb.example' }, readText);
+      expect([kind, ...o.rows.map((r) => r.error)]).toEqual([kind, 'connect']);
+    }
   });
 });

@@ -105,10 +105,10 @@ describe('deadlines', () => {
   });
 
   it('gives up waiting for headers at the headers deadline', async () => {
-    web.route('https://mute.example/robots.txt', () => {
+    web.route('https://mute.example/store', () => {
       /* never answers */
     });
-    const o = await fetcher({ headersTimeoutMs: 200 }).fetch({ url: 'https://mute.example/robots.txt', kind: 'robots.txt', subject: 'm' }, readText);
+    const o = await fetcher({ headersTimeoutMs: 200 }).fetch({ url: 'https://mute.example/store', kind: 'store_page', subject: 'm' }, readText);
     expect([o.status, o.error]).toEqual([null, 'timeout']);
     expect(o.rows[0]!.duration_ms).toBeLessThan(1500);
   });

@@ -70,13 +70,23 @@ describe('politeness (spec-decisions "Crawling as a good citizen")', () => {
     expect(m.maxPerHost.get('ph3.example')).toBe(3);
   });
 
-  it('caps requests per connected IP address across hosts (shared hosting)', async () => {
+  it('caps requests per IP address that DNS gave, across hosts (shared hosting)', async () => {
     const m = concurrencyMeter(30);
     const hosts = ['ip1.example', 'ip2.example', 'ip3.example', 'ip4.example', 'ip5.example', 'ip6.example'];
-    for (const h of hosts) web.route(`https://${h}/ads.txt`, m.handler);
-    const f = fetcher({ perIp: 2 });
-    await Promise.all(hosts.map((h) => f.fetch({ url: `https://${h}/ads.txt`, kind: 'ads.txt', subject: h }, readText)));
+    for (const h of hosts) web.route(`http://${h}:${web.httpPort}/ads.txt`, m.handler);
+    // Every name resolves to one address (the guard is off so that address may be loopback).
+    const f = fetcher({ perIp: 2, blockPrivateAddresses: false, resolver: async () => ['127.0.0.1'] }, []);
+    await Promise.all(hosts.map((h) => f.fetch({ url: `http://${h}:${web.httpPort}/ads.txt`, kind: 'ads.txt', subject: h }, readText)));
     expect(m.maxTotal()).toBe(2);
+  });
+
+  it('does not apply the per-IP cap to --connect-to targets (operator-chosen, says nothing about sharing)', async () => {
+    const m = concurrencyMeter(30);
+    const hosts = ['ct1.example', 'ct2.example', 'ct3.example', 'ct4.example'];
+    for (const h of hosts) web.route(`https://${h}/ads.txt`, m.handler);
+    const f = fetcher({ perIp: 1 });
+    await Promise.all(hosts.map((h) => f.fetch({ url: `https://${h}/ads.txt`, kind: 'ads.txt', subject: h }, readText)));
+    expect(m.maxTotal()).toBe(4);
   });
 
   it('caps requests in flight overall (concurrency)', async () => {
@@ -164,9 +174,9 @@ describe('429 / Retry-After and retries', () => {
     for (const [url, status, error] of [
       ['https://gone.example/ads.txt', 404, null],
       ['https://broken.example/ads.txt', 500, null],
-      ['https://refused.example/robots.txt', null, 'connect'],
+      ['https://refused.example/sellers.json', null, 'connect'],
     ] as const) {
-      const o = await f.fetch({ url, kind: 'robots.txt', subject: 'x' }, readText);
+      const o = await f.fetch({ url, kind: 'sellers.json', subject: 'x' }, readText);
       expect([url, o.status, o.error, o.rows[0]!.attempts]).toEqual([url, status, error, 1]);
     }
     const dns = await fetcher({ retries: 2, ...time }, []).fetch({ url: 'https://unknown.example/robots.txt', kind: 'robots.txt', subject: 'x' }, readText);

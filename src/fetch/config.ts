@@ -18,7 +18,7 @@ export interface FetchConfig {
   caCerts: string[];
   /** Requests at a time to one host name. @default 1 */
   perHost: number;
-  /** Requests at a time to one connected IP address (shared hosting). @default 16 */
+  /** Requests at a time to one IP address that DNS gave (shared hosting); --connect-to targets are exempt (each host counts alone). @default 16 */
   perIp: number;
   /** Requests in flight overall. @default 256 */
   concurrency: number;

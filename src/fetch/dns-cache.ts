@@ -54,6 +54,15 @@ export class DnsCache {
     return this.entries.size;
   }
 
+  /** The cached addresses of `host` (or the address itself), synchronously; null when a lookup is needed. */
+  cached(host: string): string[] | null {
+    if (isIP(host)) return [host];
+    const hit = this.entries.get(host);
+    if (!hit || hit.addresses === null || hit.expires <= this.now()) return null;
+    this.hits++;
+    return hit.addresses;
+  }
+
   async resolve(host: string): Promise<string[]> {
     if (isIP(host)) return [host];
     const hit = this.entries.get(host);

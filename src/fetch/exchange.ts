@@ -46,12 +46,7 @@ export interface ExchangeDeps {
 
 const DUMP_LIMIT = 64 * 1024;
 
-function abortedPromise(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
+const noop = () => {};
 
 /** Reads and discards a body we do not want (redirects, errors), so the connection can be reused. */
 export async function discard(r: OpenResponse): Promise<void> {
@@ -71,19 +66,23 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
   // with --connect-to (a proxy, the simulated web) says nothing about which sites share a
   // server, so there each host counts as its own "address" (the per-host limit still applies).
   const ipKey = target.viaConnectTo ? `connect-to ${target.host}` : target.ip;
-  const release = await deps.politeness.enter(target.host, ipKey, signal);
+  const release = deps.politeness.tryEnter(target.host, ipKey) ?? (await deps.politeness.enter(target.host, ipKey, signal));
   const start = performance.now();
   const ctl = new AbortController();
   let code: FetchErrorCode | null = null;
-  const fire = (c: FetchErrorCode, why: string) => () => {
+  // Rejects the race below when our deadline fires (no extra listener on the signal).
+  let cut: (err: FetchFailure) => void = noop;
+  const fire = (c: FetchErrorCode, why: string) => {
     if (code !== null) return;
     code = c;
-    ctl.abort(new FetchFailure(c, why));
+    const err = new FetchFailure(c, why);
+    ctl.abort(err);
+    cut(err);
   };
   const remaining = Math.max(1, Math.floor(budget.remainingMs));
-  const total = setTimeout(fire('timeout', 'whole-request deadline'), remaining);
-  const head = setTimeout(fire('timeout', 'headers deadline'), Math.min(deps.config.headersTimeoutMs, remaining));
-  const onAbort = fire('aborted', 'aborted by caller');
+  const total = setTimeout(fire, remaining, 'timeout', 'whole-request deadline');
+  const head = setTimeout(fire, Math.min(deps.config.headersTimeoutMs, remaining), 'timeout', 'headers deadline');
+  const onAbort = () => fire('aborted', 'aborted by caller');
   signal?.addEventListener('abort', onAbort, { once: true });
   let finished = false;
   const finish = () => {
@@ -101,16 +100,12 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
   }
   try {
     deps.onSend();
-    const sent = deps.agent.request({
-      origin: target.origin,
-      path: target.path,
-      method: 'GET',
-      headers: { ...headers, host: target.hostHeader },
-      signal: ctl.signal,
-    });
+    headers.host = target.hostHeader;
+    const sent = deps.agent.request({ origin: target.origin, path: target.path, method: 'GET', headers, signal: ctl.signal });
     // undici looks at the signal only once connected; our deadline must not wait for that.
-    const res = await Promise.race([sent, abortedPromise(ctl.signal)]).catch((err: unknown) => {
-      sent.then((late) => discardStream(late.body), () => {});
+    const deadline = new Promise<never>((_, reject) => (cut = reject));
+    const res = await Promise.race([sent, deadline]).catch((err: unknown) => {
+      sent.then((late) => discardStream(late.body), noop);
       throw err;
     });
     clearTimeout(head);

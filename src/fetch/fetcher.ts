@@ -149,7 +149,7 @@ export class Fetcher {
     try {
       url = new URL(href);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('not http(s)');
-      url.hash = '';
+      if (url.hash) url.hash = '';
     } catch {
       return done('bad_url');
     }
@@ -224,8 +224,10 @@ export class Fetcher {
       state.error ??= (err as FetchFailure).code;
     } finally {
       // The consumer may have stopped early or never started: abort the rest of the transfer.
-      if (!state.complete) discardStream(decoded);
-      await body.return(undefined);
+      if (!state.complete) {
+        discardStream(decoded);
+        await body.return(undefined);
+      }
       r.finish();
     }
     row.bytes = state.bytes;

@@ -30,6 +30,17 @@ export class KeyedLimiter {
     return n;
   }
 
+  /** Takes a slot at once when one is free (no promise, no allocation beyond the releaser), else null. */
+  tryAcquire(key: string, limit: number): Release | null {
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = { active: 0, waiters: [] };
+      this.slots.set(key, slot);
+    } else if (slot.active >= limit || slot.waiters.length > 0) return null;
+    slot.active++;
+    return this.releaser(key, slot);
+  }
+
   async acquire(key: string, limit: number, signal?: AbortSignal): Promise<Release> {
     let slot = this.slots.get(key);
     if (!slot) {
@@ -134,6 +145,22 @@ export class Politeness {
 
   get inFlight(): number {
     return this.global.active('*');
+  }
+
+  /** The fast path: all three slots free and no clock hold, taken synchronously; else null (nothing held). */
+  tryEnter(host: string, ip: string): Release | null {
+    if (this.clocks.waitMs(host) > 0) return null;
+    const releaseHost = this.hosts.tryAcquire(host, this.o.perHost);
+    if (!releaseHost) return null;
+    const releaseIp = this.ips.tryAcquire(ip, this.o.perIp);
+    if (!releaseIp) return void releaseHost(), null;
+    const releaseGlobal = this.global.tryAcquire('*', this.o.concurrency);
+    if (!releaseGlobal) return void releaseIp(), void releaseHost(), null;
+    return () => {
+      releaseGlobal();
+      releaseIp();
+      releaseHost();
+    };
   }
 
   async enter(host: string, ip: string, signal?: AbortSignal): Promise<Release> {

@@ -33,8 +33,10 @@ export const redirectPolicies: Readonly<Record<FetchKind, RedirectPolicy>> = {
 
 export interface RedirectState {
   readonly policy: RedirectPolicy;
-  /** Root domain of the URL first requested (the host itself for IPs and bare suffixes). */
-  readonly originalRoot: string;
+  /** Host of the URL first requested (ASCII). */
+  readonly originalHost: string;
+  /** Its root domain (the host itself for IPs and bare suffixes); computed on the first redirect. */
+  originalRoot: string | null;
   /** A redirect has already left the original root: no further redirect is allowed. */
   leftRoot: boolean;
   /** URLs requested so far (fragments dropped), for loop detection. */
@@ -48,8 +50,7 @@ function key(u: URL): string {
 }
 
 export function startRedirects(policy: RedirectPolicy, first: URL): RedirectState {
-  const host = toAsciiHost(first.hostname);
-  return { policy, originalRoot: rootDomain(host) ?? host, leftRoot: false, seen: new Set([key(first)]), chain: [] };
+  return { policy, originalHost: toAsciiHost(first.hostname), originalRoot: null, leftRoot: false, seen: new Set([key(first)]), chain: [] };
 }
 
 export type RedirectDecision = { follow: URL } | { error: FetchErrorCode };
@@ -76,7 +77,8 @@ export function decideRedirect(state: RedirectState, from: URL, location: string
   const k = key(target);
   if (state.seen.has(k)) return { error: 'redirect_loop' };
   if (state.chain.length >= state.policy.maxRedirects) return { error: 'redirect_limit' };
-  if (state.policy.adsScope && !isWithin(toAsciiHost(target.hostname), state.originalRoot)) {
+  if (state.policy.adsScope) state.originalRoot ??= rootDomain(state.originalHost) ?? state.originalHost;
+  if (state.originalRoot !== null && !isWithin(toAsciiHost(target.hostname), state.originalRoot)) {
     // ads.txt 1.1 §3.1: one-hop delegation of authority to a third-party web server.
     state.leftRoot = true;
   }

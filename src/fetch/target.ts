@@ -40,9 +40,10 @@ export async function resolveTarget(url: URL, d: TargetDeps): Promise<Target> {
   const viaConnectTo = rule !== null && rule.toHost !== null;
   const connectHost = rule?.toHost ?? host;
 
+  const cache = viaConnectTo ? d.operatorDns : d.dns;
   let addresses: string[];
   try {
-    addresses = await (viaConnectTo ? d.operatorDns : d.dns).resolve(connectHost);
+    addresses = cache.cached(connectHost) ?? (await cache.resolve(connectHost));
   } catch (err) {
     // Whatever the resolver said (NXDOMAIN, SERVFAIL, timeout), the name gave no address.
     throw new FetchFailure('dns', `cannot resolve ${connectHost}: ${(err as Error)?.message ?? err}`, { cause: err });
