@@ -32,7 +32,7 @@ describe('ads.txt issue codes', () => {
 
   it('every code the parser sources mention is in the table', () => {
     const dir = path.join(repoRoot, 'src', 'parse', 'adstxt');
-    const known = new Set(adsTxtIssueCodes.map((c) => c.code));
+    const known = new Set<string>(adsTxtIssueCodes.map((c) => c.code));
     const used = new Set<string>();
     for (const f of readdirSync(dir).filter((f) => f !== 'issue-codes.ts')) {
       for (const m of readFileSync(path.join(dir, f), 'utf8').matchAll(/(?:issue|lineIssue)\('([A-Z0-9_]+)'/g)) used.add(m[1]!);
