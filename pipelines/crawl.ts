@@ -38,6 +38,8 @@ export interface CrawlOptions {
   /** Fetch the sellers.json of every ad system named. @default true */
   sellers?: boolean;
   signal?: AbortSignal;
+  /** Rows per Parquet row group (each table buffers up to one row group before encoding it). @default 16384 */
+  rowGroupRows?: number;
   /** Called with the run's counters; the CLI turns it into a progress display or JSON lines. */
   stats?: RunStats;
 }
@@ -61,7 +63,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const concurrency = options.concurrency ?? 64;
   const fetchConfig = resolveFetchConfig({ ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
 
-  const writer: SnapshotWriter = await openSnapshotWriter({ outDir: options.outDir, snapshotDate, runId });
+  const writer: SnapshotWriter = await openSnapshotWriter({ outDir: options.outDir, snapshotDate, runId, rowGroupRows: options.rowGroupRows ?? Number(process.env.ADSNAP_ROW_GROUP_ROWS ?? 16384) });
   const fetcher = new Fetcher(fetchConfig);
   const ctx: CrawlContext = {
     fetcher,
@@ -152,6 +154,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       list,
       app_list: appList,
       counts: stats.snapshot(),
+      resources: resourceFigures(),
       tables: committed.tables,
       finished_at: new Date().toISOString(),
     });
@@ -162,6 +165,12 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   } finally {
     await fetcher.close();
   }
+}
+
+/** CPU and peak memory of this process (worker threads included): the figures capacity planning needs. */
+function resourceFigures() {
+  const ru = process.resourceUsage();
+  return { cpu_user_s: ru.userCPUTime / 1e6, cpu_system_s: ru.systemCPUTime / 1e6, max_rss_mb: Math.round(ru.maxRSS / 1024) };
 }
 
 function throwIfAborted(signal: AbortSignal): void {

@@ -1,0 +1,123 @@
+/**
+ * Issue 5 benchmark: a whole `adsnap crawl` of N synthetic domains on the simulated web with
+ * injected latency, beside a bare undici `request()` loop fetching the same robots.txt and
+ * ads.txt URLs (HTTPS, redirects followed) at the same concurrency: the ceiling this machine and
+ * this simulated web allow. The simulated web runs in its own process; the crawl's CPU time and
+ * peak RSS come from its run manifest (process.resourceUsage, worker threads included).
+ *
+ *   npm run bench -- crawl
+ *   ADSNAP_BENCH_DOMAINS=10000,100000,1000000 ADSNAP_BENCH_BARE=0 npm run bench -- crawl   (RSS scaling)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Agent, request } from 'undici';
+import { repoRoot } from './corpus.js';
+
+const SIZES = (process.env.ADSNAP_BENCH_DOMAINS ?? '100000').split(',').map(Number);
+const CONCURRENCY = Number(process.env.ADSNAP_BENCH_CONCURRENCY ?? 256);
+const LATENCY = process.env.ADSNAP_BENCH_LATENCY ?? '20-300';
+const WITH_BARE = process.env.ADSNAP_BENCH_BARE !== '0';
+const bin = path.join(repoRoot, 'bin', 'adsnap.js');
+
+interface Web {
+  child: ChildProcess;
+  port: number;
+  args: string[];
+  list: string;
+  caPem: string;
+}
+
+async function startWeb(hosts: number, tmp: string): Promise<Web> {
+  const list = path.join(tmp, `domains-${hosts}.txt`);
+  const child = spawn(process.execPath, [bin, 'simweb', '--hosts', String(hosts), '--latency', LATENCY, '--list', list, '--no-hostile'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const first = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve(buf.slice(0, nl));
+    });
+    child.on('exit', (c) => reject(new Error(`simweb exited ${c}`)));
+  });
+  const args = first.split(' ');
+  return { child, port: Number(/127\.0\.0\.1:(\d+)/.exec(first)![1]), args, list, caPem: readFileSync(args[args.indexOf('--cacert') + 1]!, 'utf8') };
+}
+
+async function crawlOnce(web: Web, out: string) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  const wallS = (performance.now() - t0) / 1000;
+  if (code !== 0) throw new Error(`crawl failed (${code}): ${stderr.slice(-2000)}`);
+  const runs = await readdir(path.join(out, '_runs'));
+  const manifest = JSON.parse(readFileSync(path.join(out, '_runs', runs[0]!), 'utf8'));
+  return { wallS, cpuS: manifest.resources.cpu_user_s + manifest.resources.cpu_system_s, rssMb: manifest.resources.max_rss_mb as number, requests: manifest.counts.requests as number };
+}
+
+/** The same requests, done as plainly as undici allows: per domain robots.txt then ads.txt. */
+async function bareLoop(web: Web, domains: string[]) {
+  const agent = new Agent({ connect: { ca: web.caPem, lookup: (_h: string, _o: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: '127.0.0.1', family: 4 }]) } as never, keepAliveTimeout: 2000 });
+  let next = 0;
+  let requests = 0;
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const get = async (first: string) => {
+    let url = first;
+    for (let hop = 0; hop < 6; hop++) {
+      requests++;
+      const res = await request(url, { dispatcher: agent, headersTimeout: 15_000, bodyTimeout: 15_000 });
+      for await (const _ of res.body) {
+        /* read the body */
+      }
+      const loc = res.headers.location;
+      if (res.statusCode < 300 || res.statusCode >= 400 || typeof loc !== 'string') return;
+      const u = new URL(loc, url);
+      u.port = String(web.port);
+      url = u.href;
+    }
+  };
+  const lane = async () => {
+    while (next < domains.length) {
+      const d = domains[next++]!;
+      for (const p of ['/robots.txt', '/ads.txt']) await get(`https://${d}:${web.port}${p}`).catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  const wallS = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(cpu0);
+  await agent.close();
+  return { wallS, cpuS: (c.user + c.system) / 1e6, requests };
+}
+
+export async function run(): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-bench-crawl-'));
+  console.log(`concurrency ${CONCURRENCY}, injected latency ${LATENCY} ms per answer, simulated web in its own process, sellers.json phase off`);
+  console.log('| run | domains | wall s | domains/s | requests | CPU s / 1k domains | peak RSS |');
+  console.log('|---|---|---|---|---|---|---|');
+  try {
+    for (const n of SIZES) {
+      const web = await startWeb(n, tmp);
+      try {
+        const domains = readFileSync(web.list, 'utf8').trim().split('\n');
+        let bare: Awaited<ReturnType<typeof bareLoop>> | null = null;
+        if (WITH_BARE) {
+          bare = await bareLoop(web, domains);
+          console.log(`| bare undici loop | ${n} | ${bare.wallS.toFixed(1)} | ${(n / bare.wallS).toFixed(0)} | ${bare.requests} | ${((bare.cpuS / n) * 1000).toFixed(2)} | — |`);
+        }
+        const c = await crawlOnce(web, path.join(tmp, `out-${n}`));
+        console.log(`| adsnap crawl | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${c.requests} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB |`);
+        if (bare) console.log(`\ncrawl throughput at ${n}: ${((100 * bare.wallS) / c.wallS).toFixed(0)}% of the bare loop (target ≥ 70%)\n`);
+      } finally {
+        web.child.kill('SIGTERM');
+        await rm(path.join(tmp, `out-${n}`), { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
