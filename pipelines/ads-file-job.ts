@@ -113,6 +113,8 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
       sha256: outcome.sha256,
       contentType: outcome.contentType,
       fetchedAt: outcome.rows[0]?.started_at ?? null,
+      etag: outcome.etag,
+      lastModified: outcome.lastModified,
     }),
   );
   stats.countFile(fileKind, status);

@@ -65,6 +65,8 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
       sha256: outcome.sha256,
       contentType: outcome.contentType,
       fetchedAt: outcome.rows[0]?.started_at ?? null,
+      etag: outcome.etag,
+      lastModified: outcome.lastModified,
     }),
   );
   stats.countFile('robots.txt', status);

@@ -73,6 +73,8 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, doma
       sha256: outcome.sha256,
       contentType: outcome.contentType,
       fetchedAt: outcome.rows[0]?.started_at ?? null,
+      etag: outcome.etag,
+      lastModified: outcome.lastModified,
     }),
   );
   stats.countFile('sellers.json', status);

@@ -94,6 +94,9 @@ export const tables = {
       c('content_type', 'string', 'Content-Type of the answer used', { dict: true }),
       c('fetched_at', 'timestamp', 'when the body was fetched (earlier for carried_forward / not_modified)'),
       c('age_days', 'double', 'age of reused data in days (carried_forward / not_modified), else null'),
+      c('etag', 'string', 'ETag of the answer used (validator for the next snapshot)'),
+      c('last_modified', 'string', 'Last-Modified of the answer used (validator for the next snapshot)'),
+      c('fresh_until', 'timestamp', 'until when the data may be reused without refetching (ads.txt 1.1 §3.6 Cache-Control/Expires or 7 days; robots.txt at most 24 h, RFC 9309 §2.4)'),
     ],
   },
   ads_records: {

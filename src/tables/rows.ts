@@ -48,6 +48,9 @@ export interface FileRowInput {
   contentType?: string | null;
   fetchedAt?: Date | null;
   ageDays?: number | null;
+  etag?: string | null;
+  lastModified?: string | null;
+  freshUntil?: Date | null;
 }
 
 export function fileRow(f: FileRowInput): Row<'files'> {
@@ -69,6 +72,9 @@ export function fileRow(f: FileRowInput): Row<'files'> {
     content_type: f.contentType ?? null,
     fetched_at: f.fetchedAt ?? null,
     age_days: f.ageDays ?? null,
+    etag: f.etag ?? null,
+    last_modified: f.lastModified ?? null,
+    fresh_until: f.freshUntil ?? null,
   };
 }
 
