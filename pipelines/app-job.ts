@@ -17,8 +17,27 @@ import { robotsAllows, robotsFor } from './robots-job.js';
  */
 export class AppRegistry {
   readonly storeRobots = new Map<string, Promise<RobotsPolicy>>();
-  readonly devHosts = new Map<string, Promise<Pick<AdsFileResult, 'status' | 'found'>>>();
+  readonly devHosts = new Map<string, Promise<DevHostResult>>();
+  /** Settled results, for checkpoints (all in-flight work is done when one is taken). */
+  private readonly settled = new Map<string, DevHostResult>();
+
+  record(host: string, result: DevHostResult): void {
+    this.settled.set(host, result);
+  }
+
+  toJSON() {
+    return { devHosts: [...this.settled] };
+  }
+
+  restore(saved: unknown): void {
+    for (const [host, result] of (saved as ReturnType<AppRegistry['toJSON']>).devHosts) {
+      this.settled.set(host, result);
+      this.devHosts.set(host, Promise.resolve(result));
+    }
+  }
 }
+
+type DevHostResult = Pick<AdsFileResult, 'status' | 'found'>;
 
 /**
  * One app (app-ads.txt 1.0): the developer URL from the list or its store listing, then the
@@ -79,7 +98,9 @@ function developerHostFile(
       const robots = await robotsFor(ctx, referrals, host, via);
       const res = await crawlAdsFile(ctx, { subject: host, fileKind: 'app-ads.txt', via, role: via, root: rootDomain(host) ?? host, robots }, referrals.adSystems);
       for (const h of res.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject);
-      return { status: res.status, found: res.found };
+      const result = { status: res.status, found: res.found };
+      reg.record(host, result);
+      return result;
     })();
     reg.devHosts.set(host, p);
   }

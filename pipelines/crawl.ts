@@ -1,21 +1,23 @@
-import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
+import path from 'node:path';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
 import { Fetcher, resolveFetchConfig, type FetchConfig } from '../src/fetch/index.js';
-import { openSnapshotWriter, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
+import { openSnapshotWriter, sweepTemporaryParts, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
 import { readAppList, type AppListStats } from '../src/sources/apps.js';
 import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
 import { rootDomain } from '../src/util/domain.js';
 import { productToken, version } from '../src/version.js';
 import { crawlAdsFile } from './ads-file-job.js';
-import { RowEmitter, type CrawlContext } from './context.js';
 import { AppRegistry, crawlApp } from './app-job.js';
+import { RowEmitter, type CrawlContext } from './context.js';
 import { crawlDomain } from './domain-job.js';
-import { crawlSellers } from './sellers-job.js';
 import { runPool } from './pool.js';
 import { Referrals } from './referral-registry.js';
+import { deriveRunId, RunJournal, type Phase, type RunState } from './run-journal.js';
 import { robotsFor } from './robots-job.js';
 import { RunStats } from './run-stats.js';
+import { crawlSellers } from './sellers-job.js';
 
 export interface CrawlOptions {
   /** Domain list (path or '-'), or null. */
@@ -25,6 +27,7 @@ export interface CrawlOptions {
   outDir: string;
   /** YYYY-MM-DD, UTC. @default today */
   snapshotDate?: string;
+  /** @default derived from the arguments, so that the same arguments resume the same run */
   runId?: string;
   limit?: number;
   zipEntry?: string;
@@ -40,7 +43,9 @@ export interface CrawlOptions {
   signal?: AbortSignal;
   /** Rows per Parquet row group (each table buffers up to one row group before encoding it). @default 16384 */
   rowGroupRows?: number;
-  /** Called with the run's counters; the CLI turns it into a progress display or JSON lines. */
+  /** Seconds between checkpoints (a resumed run redoes at most this much work); 0 = none. @default 300 */
+  checkpointSeconds?: number;
+  /** Counters of the run; the CLI turns them into a progress display or JSON lines. */
   stats?: RunStats;
 }
 
@@ -51,19 +56,41 @@ export interface CrawlResult {
   stats: RunStats;
   list: ListStats | null;
   tables: Record<string, { rows: number; parts: string[] }>;
+  /** The run had been completed before: nothing was crawled again. */
+  alreadyComplete: boolean;
+  /** This attempt went on from an earlier attempt's checkpoint. */
+  resumed: boolean;
 }
 
 export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const snapshotDate = options.snapshotDate ?? new Date().toISOString().slice(0, 10);
-  const runId = options.runId ?? `${snapshotDate}-${randomUUID().slice(0, 8)}`;
+  const runId = options.runId ?? deriveRunId(snapshotDate, runIdentity(options));
   const stats = options.stats ?? new RunStats();
+  const manifestFile = path.join(options.outDir, '_runs', `${runId}.json`);
+  if (existsSync(manifestFile)) {
+    // Idempotent for schedulers: a run that committed is not crawled (or written) twice.
+    const m = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    stats.phase = 'done';
+    return { runId, snapshotDate, manifestPath: manifestFile, stats, list: m.list ?? null, tables: m.tables ?? {}, alreadyComplete: true, resumed: false };
+  }
+
   const signal = options.signal ?? new AbortController().signal;
   // Every request in flight listens on the run's signal: hundreds at once is expected.
   setMaxListeners(0, signal);
   const concurrency = options.concurrency ?? 64;
   const fetchConfig = resolveFetchConfig({ ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
-
-  const writer: SnapshotWriter = await openSnapshotWriter({ outDir: options.outDir, snapshotDate, runId, rowGroupRows: options.rowGroupRows ?? Number(process.env.ADSNAP_ROW_GROUP_ROWS ?? 16384) });
+  const journal = await RunJournal.open(options.outDir, runId);
+  const saved = journal.previous;
+  await sweepTemporaryParts(options.outDir, runId); // temp files of an attempt that was killed
+  const writer: SnapshotWriter = await openSnapshotWriter({
+    outDir: options.outDir,
+    snapshotDate,
+    runId,
+    rowGroupRows: options.rowGroupRows ?? Number(process.env.ADSNAP_ROW_GROUP_ROWS ?? 16384),
+    stagingDir: journal.dir,
+    adopt: saved?.staged ?? [],
+    attempt: journal.attempt,
+  });
   const fetcher = new Fetcher(fetchConfig);
   const ctx: CrawlContext = {
     fetcher,
@@ -78,68 +105,102 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     },
   };
   const referrals = new Referrals();
+  const appRegistry = new AppRegistry();
+  const state: RunState = saved ?? {
+    version: 1,
+    runId,
+    attempt: 0,
+    phase: 'domains',
+    done: { domains: 0, apps: 0, partners: 0, sellers: 0 },
+    partnerList: null,
+    sellersList: null,
+    referrals: null,
+    apps: null,
+    stats: null,
+    staged: [],
+  };
+  state.attempt = journal.attempt;
+  if (saved) {
+    referrals.restore(saved.referrals);
+    appRegistry.restore(saved.apps);
+    stats.restore(saved.stats);
+  }
+  const order: Phase[] = ['domains', 'apps', 'partners', 'sellers', 'commit'];
+  const reached = (p: Phase) => order.indexOf(state.phase) >= order.indexOf(p);
+  const checkpoint = async (phase: Phase, done?: number) => {
+    state.phase = phase;
+    if (done !== undefined && phase !== 'commit') state.done[phase] = done;
+    await ctx.out.settle();
+    state.staged = await writer.checkpoint();
+    state.referrals = referrals.toJSON();
+    state.apps = appRegistry.toJSON();
+    state.stats = stats.toJSON();
+    await journal.save(state);
+  };
+  /** Runs one phase over its input, skipping what an earlier attempt finished, with checkpoints. */
+  const pool = async <T>(phase: Exclude<Phase, 'commit'>, items: AsyncIterable<T> | Iterable<T>, width: number, work: (item: T) => Promise<void>) => {
+    const base = state.done[phase];
+    const n = await runPool(skipDone(items, base), width, work, {
+      signal,
+      checkpointEveryMs: (options.checkpointSeconds ?? 300) * 1000,
+      onCheckpoint: (pulled) => checkpoint(phase, base + pulled),
+    });
+    throwIfAborted(signal);
+    state.done[phase] = base + n;
+    await checkpoint(nextPhase(phase));
+  };
+
   let list: ListStats | null = null;
+  let appList: AppListStats | null = null;
   try {
     if (options.domains) {
       stats.phase = 'domains';
       const src = readDomainList(options.domains, { limit: options.limit, zipEntry: options.zipEntry });
       list = src.stats;
-      await runPool(
-        src.targets,
-        concurrency,
-        async (t) => {
-          referrals.roots.add(t.target);
-          await crawlDomain(ctx, t, referrals);
-        },
-        signal,
-      );
+      // Every listed root is known to the registry (also those done before a resume), so that
+      // partners that are listed roots are not fetched twice.
+      const targets = tap(src.targets, (t) => referrals.roots.add(t.target));
+      if (!reached('apps')) await pool('domains', targets, concurrency, (t) => crawlDomain(ctx, t, referrals));
+      else for await (const _ of targets); // only rebuild the roots
     }
     throwIfAborted(signal);
 
-    let appList: AppListStats | null = null;
     if (options.apps) {
       stats.phase = 'apps';
       const src = readAppList(options.apps, { limit: options.limit, zipEntry: options.zipEntry });
       appList = src.stats;
-      const reg = new AppRegistry();
-      await runPool(src.apps, concurrency, (app) => crawlApp(ctx, app, referrals, reg), signal);
+      if (!reached('partners')) await pool('apps', src.apps, concurrency, (app) => crawlApp(ctx, app, referrals, appRegistry));
     }
     throwIfAborted(signal);
 
     // Partner phase (ads.txt 1.1 §4.6, §5.7): each partner's ads.txt once per snapshot, one hop.
-    // A partner that is itself a listed root was already crawled as a root.
+    // A partner that is itself a listed root, or a subdomain already fetched, is not fetched again.
     stats.phase = 'partners';
-    const partners = [...referrals.partners].sort().filter((p) => referrals.claimSubject(p));
-    stats.queued = partners.length;
-    await runPool(
-      partners,
-      concurrency,
-      async (partner) => {
-        const robots = await robotsFor(ctx, referrals, partner, 'inventorypartnerdomain');
-        await crawlAdsFile(ctx, { subject: partner, fileKind: 'ads.txt', via: 'inventorypartnerdomain', role: 'inventorypartnerdomain', root: rootDomain(partner) ?? partner, robots }, referrals.adSystems);
+    state.partnerList ??= [...referrals.partners].sort().filter((p) => !referrals.isClaimed(p));
+    if (!reached('sellers')) {
+      stats.queued = state.partnerList.length - state.done.partners;
+      await pool('partners', state.partnerList, concurrency, async (partner) => {
+        if (referrals.claimSubject(partner)) {
+          const robots = await robotsFor(ctx, referrals, partner, 'inventorypartnerdomain');
+          await crawlAdsFile(ctx, { subject: partner, fileKind: 'ads.txt', via: 'inventorypartnerdomain', role: 'inventorypartnerdomain', root: rootDomain(partner) ?? partner, robots }, referrals.adSystems);
+        }
         stats.partnersDone++;
         stats.queued--;
-      },
-      signal,
-    );
+      });
+    }
     throwIfAborted(signal);
 
     // sellers.json phase: every ad system named by a record kept in this snapshot, once.
-    if (options.sellers !== false) {
-      stats.phase = 'sellers';
-      const adSystems = [...referrals.adSystems].sort();
-      stats.queued = adSystems.length;
-      await runPool(
-        adSystems,
-        Math.max(1, Math.min(concurrency, 16)), // big bodies: fewer at once
-        async (domain) => {
-          await crawlSellers(ctx, referrals, domain);
-          stats.queued--;
-        },
-        signal,
-      );
-      throwIfAborted(signal);
+    stats.phase = 'sellers';
+    state.sellersList ??= options.sellers === false ? [] : [...referrals.adSystems].sort();
+    if (!reached('commit')) {
+      stats.queued = state.sellersList.length - state.done.sellers;
+      await pool('sellers', state.sellersList, Math.max(1, Math.min(concurrency, 16)), async (domain) => {
+        await crawlSellers(ctx, referrals, domain);
+        stats.queued--;
+      });
     }
+    throwIfAborted(signal);
 
     stats.phase = 'committing';
     const committed = await writer.commit();
@@ -149,8 +210,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       snapshot_date: snapshotDate,
       adsnap_version: version,
       node_version: process.version,
+      attempts: state.attempt,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false },
       list,
       app_list: appList,
       counts: stats.snapshot(),
@@ -158,12 +220,37 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       tables: committed.tables,
       finished_at: new Date().toISOString(),
     });
-    return { runId, snapshotDate, manifestPath, stats, list, tables: committed.tables };
+    await journal.remove();
+    return { runId, snapshotDate, manifestPath, stats, list, tables: committed.tables, alreadyComplete: false, resumed: saved !== null };
   } catch (err) {
-    await writer.abort();
+    // Temporary files go; staged parts and the last checkpoint stay, so the same command resumes.
+    await writer.abort({ keepCommitted: true });
     throw err;
   } finally {
     await fetcher.close();
+  }
+}
+
+/** What makes two invocations "the same run" (and so resumable into one snapshot). */
+function runIdentity(o: CrawlOptions): Record<string, unknown> {
+  const abs = (p: string | null | undefined) => (p && p !== '-' ? path.resolve(p) : (p ?? null));
+  return { domains: abs(o.domains), apps: abs(o.apps), limit: o.limit ?? null, zipEntry: o.zipEntry ?? null, obeyRobots: o.obeyRobots ?? 'store', sellers: o.sellers !== false };
+}
+
+function nextPhase(p: Exclude<Phase, 'commit'>): Phase {
+  return ({ domains: 'apps', apps: 'partners', partners: 'sellers', sellers: 'commit' } as const)[p];
+}
+
+/** Skips the first `n` items (done before the checkpoint a run resumes from). */
+async function* skipDone<T>(items: AsyncIterable<T> | Iterable<T>, n: number): AsyncGenerator<T> {
+  let i = 0;
+  for await (const item of items) if (i++ >= n) yield item;
+}
+
+async function* tap<T>(items: AsyncIterable<T>, f: (item: T) => void): AsyncGenerator<T> {
+  for await (const item of items) {
+    f(item);
+    yield item;
   }
 }
 

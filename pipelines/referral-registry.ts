@@ -29,6 +29,24 @@ export class Referrals {
     return true;
   }
 
+  /** True when a non-root `(subject, fileKind)` was already claimed (does not claim it). */
+  isClaimed(subject: string, fileKind = 'ads.txt'): boolean {
+    return (fileKind === 'ads.txt' && this.roots.has(subject)) || this.claimed.has(`${fileKind} ${subject}`);
+  }
+
+  /** What a checkpoint keeps (the roots are rebuilt from the list on resume). */
+  toJSON() {
+    return { partners: [...this.partners], adSystems: [...this.adSystems], claimed: [...this.claimed], robotsClaimed: [...this.robotsClaimed] };
+  }
+
+  restore(saved: unknown): void {
+    const s = saved as ReturnType<Referrals['toJSON']>;
+    for (const p of s.partners) this.partners.add(p);
+    for (const a of s.adSystems) this.adSystems.add(a);
+    for (const c of s.claimed) this.claimed.add(c);
+    for (const r of s.robotsClaimed) this.robotsClaimed.add(r);
+  }
+
   /** True when this host's robots.txt has not been recorded yet in this run (and now is claimed). */
   claimRobots(host: string): boolean {
     if (this.roots.has(host) || this.robotsClaimed.has(host)) return false;

@@ -2,7 +2,7 @@ import type { Row } from '../schemas/tables.js';
 
 /** Counters of a run: what the progress display, the JSON log lines and the run manifest report. */
 export class RunStats {
-  readonly startedAt = Date.now();
+  startedAt = Date.now();
   targetsTotal: number | null = null;
   targetsDone = 0;
   appsDone = 0;
@@ -26,6 +26,25 @@ export class RunStats {
   countFile(fileKind: string, status: string): void {
     const k = `${fileKind}:${status}`;
     this.fileStatus[k] = (this.fileStatus[k] ?? 0) + 1;
+  }
+
+  /** Counters carried across a resumed run's attempts. */
+  toJSON() {
+    const { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus } = this;
+    return { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus, elapsedMs: Date.now() - this.startedAt };
+  }
+
+  restore(saved: unknown): void {
+    const s = saved as ReturnType<RunStats['toJSON']>;
+    this.targetsDone = s.targetsDone;
+    this.appsDone = s.appsDone;
+    this.partnersDone = s.partnersDone;
+    this.sellersDone = s.sellersDone;
+    this.requests = s.requests;
+    this.bytes = s.bytes;
+    Object.assign(this.fetchErrors, s.fetchErrors);
+    Object.assign(this.fileStatus, s.fileStatus);
+    this.startedAt -= s.elapsedMs;
   }
 
   snapshot() {

@@ -51,3 +51,36 @@ describe('runPool', () => {
     expect(pulled).toBeLessThan(10);
   });
 });
+
+describe('runPool checkpoints', () => {
+  it('drains the items in flight before each checkpoint, and reports how many are done', async () => {
+    let clock = 0;
+    let inFlight = 0;
+    const seen: number[] = [];
+    const checkpoints: { n: number; inFlight: number; seen: number }[] = [];
+    const total = await runPool(
+      Array.from({ length: 40 }, (_, i) => i),
+      5,
+      async (i) => {
+        inFlight++;
+        await new Promise((r) => setTimeout(r, 1 + (i % 3)));
+        clock += 1;
+        seen.push(i);
+        inFlight--;
+      },
+      {
+        checkpointEveryMs: 10,
+        now: () => clock,
+        onCheckpoint: async (n) => {
+          checkpoints.push({ n, inFlight, seen: seen.length });
+        },
+      },
+    );
+    expect(total).toBe(40);
+    expect(checkpoints.length).toBeGreaterThan(1);
+    for (const c of checkpoints) {
+      expect(c.inFlight).toBe(0); // nothing in flight during a checkpoint
+      expect(c.seen).toBe(c.n); // exactly the first n items are complete
+    }
+  });
+});

@@ -8,7 +8,7 @@ import { fsyncDir } from './part-files.js';
 
 export { openSnapshotWriter } from './snapshot-writer.js';
 export type { CommitResult, CommittedPart, SnapshotWriter, WriterStats } from './snapshot-writer.js';
-export type { SnapshotWriterOptions } from './writer-options.js';
+export type { SnapshotWriterOptions, StagedPart } from './writer-options.js';
 export { partitionDir, sweepTemporaryParts } from './part-files.js';
 
 /** Writes DIR/_runs/<run id>.json atomically (temp file, fsync, rename); returns its path. */

@@ -8,13 +8,14 @@
  * that awaits it (`const p = w.write(t, r); if (p) await p;`) slows down to the disk's pace
  * instead of filling memory.
  */
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { tables as allTables, tableNames, type Row, type TableName } from '../../schemas/tables.js';
 import { startEncoder, type EncoderClient } from './encoder-client.js';
 import { tablePlan, type TablePlan } from './parquet-schema.js';
 import type { PartSpec } from './part-encoder.js';
 import { ensureDir, partitionDir, publishPart, sweepTemporaryParts, tempPartPath, unpublishPart } from './part-files.js';
-import { resolveWriterOptions, type ResolvedWriterOptions, type SnapshotWriterOptions } from './writer-options.js';
+import { resolveWriterOptions, type ResolvedWriterOptions, type SnapshotWriterOptions, type StagedPart } from './writer-options.js';
 
 export interface CommittedPart {
   table: TableName;
@@ -50,6 +51,8 @@ export interface WriterStats {
 export interface SnapshotWriter {
   write<N extends TableName>(table: N, row: Row<N>): void | Promise<void>;
   flush(): Promise<void>;
+  /** Seals every open part; with a staging directory, returns all parts staged so far (adopted ones included). */
+  checkpoint(): Promise<StagedPart[]>;
   commit(): Promise<CommitResult>;
   abort(options?: { keepCommitted?: boolean }): Promise<void>;
   stats(): WriterStats;
@@ -98,12 +101,15 @@ class ParquetSnapshotWriter implements SnapshotWriter {
   private failure: Error | null = null;
   private closed = false;
   private readonly committed: CommittedPart[] = [];
+  private readonly staged: StagedPart[];
 
   constructor(
     private readonly o: ResolvedWriterOptions,
     private readonly states: Map<TableName, TableState>,
     private readonly encoder: EncoderClient,
-  ) {}
+  ) {
+    this.staged = [...o.adopt];
+  }
 
   write<N extends TableName>(table: N, row: Row<N>): void | Promise<void> {
     if (this.failure) throw this.failure;
@@ -133,24 +139,37 @@ class ParquetSnapshotWriter implements SnapshotWriter {
     this.check();
   }
 
+  async checkpoint(): Promise<StagedPart[]> {
+    await this.flush();
+    return [...this.staged];
+  }
+
   async commit(): Promise<CommitResult> {
     await this.flush();
     // An empty part for every table without one: read_parquet('DIR/t/*/*.parquet') fails on a
     // table with no file at all, and analysts' queries should not depend on what a run found.
     const empties: Promise<void>[] = [];
     for (const st of this.states.values()) {
-      if (!this.committed.some((p) => p.table === st.name)) {
+      if (!this.committed.some((p) => p.table === st.name) && !this.staged.some((p) => p.table === st.name)) {
         this.openPart(st);
         empties.push(this.finishPart(st));
       }
     }
     await Promise.all(empties);
+    // Staged parts (this attempt's and earlier attempts') become visible only now.
+    for (const p of this.staged.splice(0)) {
+      const st = this.states.get(p.table);
+      if (!st) continue;
+      const final = await publishPart(st.dir, path.join(this.o.stagingDir!, p.file));
+      this.committed.push({ table: p.table, file: path.relative(this.o.outDir, final).split(path.sep).join('/'), path: final, rows: p.rows, bytes: p.bytes, seq: 0 });
+    }
     this.check();
     this.closed = true;
     await this.encoder.close();
     const rows: Partial<Record<TableName, number>> = {};
     const tables: CommitResult['tables'] = {};
     for (const st of this.states.values()) {
+      st.rows = this.committed.filter((p) => p.table === st.name).reduce((n, p) => n + p.rows, 0);
       rows[st.name] = st.rows;
       const parts = this.committed.filter((p) => p.table === st.name).map((p) => p.file);
       tables[st.name] = { rows: st.rows, parts };
@@ -232,6 +251,13 @@ class ParquetSnapshotWriter implements SnapshotWriter {
       throw err;
     });
     if (this.closed && this.failure) return; // aborted meanwhile: sweepTemporaryParts removes it
+    if (this.o.stagingDir) {
+      // Not `.parquet`: nothing staged may match a table glob, even a recursive one.
+      const file = `${st.name}-${this.o.attempt}-${String(part.seq).padStart(5, '0')}.parquet.staged`;
+      await rename(part.tmpPath, path.join(this.o.stagingDir, file));
+      this.staged.push({ table: st.name, file, rows: result?.rows ?? 0, bytes: result?.bytes ?? 0 });
+      return;
+    }
     const final = await publishPart(st.dir, part.tmpPath);
     this.committed.push({
       table: st.name,

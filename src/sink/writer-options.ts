@@ -20,9 +20,33 @@ export interface SnapshotWriterOptions {
   worker?: boolean;
   /** Tests/benchmarks only: sleep this long after each row group, like a slow disk. */
   slowRowGroupMs?: number;
+  /**
+   * Resumable runs: sealed parts go here (invisible to table globs) instead of being published,
+   * and are published together by commit(). Parts staged by an earlier attempt of the same run
+   * are handed back with `adopt`. @default null (publish on every flush)
+   */
+  stagingDir?: string | null;
+  /** Parts staged by an earlier attempt of this run, published at commit. @default [] */
+  adopt?: readonly StagedPart[];
+  /** Distinguishes staged part names of successive attempts of one run. @default 1 */
+  attempt?: number;
 }
 
-export type ResolvedWriterOptions = Required<Omit<SnapshotWriterOptions, 'slowRowGroupMs'>> & { slowRowGroupMs: number };
+/** A sealed part waiting in the staging directory for the run's commit. */
+export interface StagedPart {
+  table: TableName;
+  /** File name inside the staging directory. */
+  file: string;
+  rows: number;
+  bytes: number;
+}
+
+export type ResolvedWriterOptions = Required<Omit<SnapshotWriterOptions, 'slowRowGroupMs' | 'stagingDir' | 'adopt' | 'attempt'>> & {
+  slowRowGroupMs: number;
+  stagingDir: string | null;
+  adopt: readonly StagedPart[];
+  attempt: number;
+};
 
 export function resolveWriterOptions(o: SnapshotWriterOptions): ResolvedWriterOptions {
   if (typeof o.outDir !== 'string' || o.outDir === '') throw new TypeError('outDir must be a non-empty path');
@@ -45,6 +69,9 @@ export function resolveWriterOptions(o: SnapshotWriterOptions): ResolvedWriterOp
     tables: [...new Set(tables)],
     worker: o.worker ?? true,
     slowRowGroupMs: o.slowRowGroupMs ?? 0,
+    stagingDir: o.stagingDir ?? null,
+    adopt: o.adopt ?? [],
+    attempt: positiveInt('attempt', o.attempt, 1),
   };
 }
 

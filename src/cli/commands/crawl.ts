@@ -22,7 +22,9 @@ Inputs (text, CSV with a domain/store_url column, Tranco rank,domain; .gz or .zi
 Output:
   --out DIR               snapshot root (required)
   --snapshot-date DATE    YYYY-MM-DD (default: today, UTC)
-  --run-id ID             run id for the manifest in DIR/_runs/ (default: generated)
+  --run-id ID             run id (default: derived from the arguments, so that running the same
+                          command again resumes an interrupted run, or does nothing if it finished)
+  --checkpoint-interval S seconds between checkpoints of a resumable run (default 300; 0 = none)
 
 Fetching:
   --connect-to H1:P1:H2:P2  connect to H2:P2 for requests to H1:P1 (repeatable; empty H1 = any host)
@@ -39,6 +41,10 @@ Reporting:
   --progress MODE         'tty' (status line), 'json' (JSON lines on stderr), 'none'
                           (default: tty when stderr is a terminal, else json)
   --log-interval SECONDS  JSON progress cadence (default 10)
+
+Resuming: a run stopped at any moment (SIGTERM, SIGKILL, a crash) leaves its sealed parts in
+DIR/_staging/ (invisible to table globs). Running the same command again goes on from its last
+checkpoint and commits one snapshot with no duplicate and no missing row.
 
 Exit status: 0 when the snapshot was written (sites failing is normal and recorded); 2 on usage
 errors; 1 when the run could not complete — then no partial snapshot is visible.`;
@@ -65,6 +71,7 @@ export const command: Command = {
       'no-sellers': { type: 'boolean' },
       progress: { type: 'string' },
       'log-interval': { type: 'string' },
+      'checkpoint-interval': { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     if (!values.domains && !values.apps) throw new UsageError('give --domains FILE and/or --apps FILE');
@@ -114,6 +121,7 @@ export const command: Command = {
         concurrency,
         obeyRobots,
         sellers: !values['no-sellers'],
+        checkpointSeconds: intFlag('checkpoint-interval', values['checkpoint-interval'], 300, 0),
         signal: controller.signal,
         stats,
         fetch: {
@@ -125,9 +133,13 @@ export const command: Command = {
         },
       });
       progress.stop();
+      if (result.alreadyComplete) {
+        process.stdout.write(`snapshot ${result.snapshotDate} run ${result.runId} is already complete (${result.manifestPath}); nothing to do\n`);
+        return 0;
+      }
       const s = result.stats.snapshot();
       const lines = [
-        `snapshot ${result.snapshotDate} written to ${values.out} (run ${result.runId}) in ${fmtDuration(s.elapsed_s)}`,
+        `snapshot ${result.snapshotDate} written to ${values.out} (run ${result.runId}${result.resumed ? ', resumed from a checkpoint' : ''}) in ${fmtDuration(s.elapsed_s)}`,
         `  targets ${s.targets_done}, apps ${s.apps_done}, partners ${s.partners_done}, sellers.json ${s.sellers_done}; ${s.requests} requests, ${fmtBytes(s.bytes)}`,
       ];
       if (result.list) lines.push(`  list: ${result.list.accepted} accepted, ${result.list.duplicates} duplicates, ${result.list.malformed} malformed of ${result.list.lines} lines`);

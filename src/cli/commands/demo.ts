@@ -48,8 +48,10 @@ export const command: Command = {
       progress.stop();
       const s = result.stats.snapshot();
       process.stdout.write(
-        `\nSnapshot ${result.snapshotDate}: ${s.targets_done} sites, ${s.apps_done} apps, ${s.partners_done} partners, ${s.sellers_done} sellers.json; ` +
-          `${s.requests} requests in ${s.elapsed_s}s. Manifest: ${result.manifestPath}\n\n`,
+        result.alreadyComplete
+          ? `\nToday's demo snapshot is already in ${outDir}/ (run ${result.runId}); delete ${outDir}/ to crawl it again.\n\n`
+          : `\nSnapshot ${result.snapshotDate}: ${s.targets_done} sites, ${s.apps_done} apps, ${s.partners_done} partners, ${s.sellers_done} sellers.json; ` +
+              `${s.requests} requests in ${s.elapsed_s}s. Manifest: ${result.manifestPath}\n\n`,
       );
       process.stdout.write((await summarizeSnapshot(outDir, result.snapshotDate)) + '\n');
       process.stdout.write(
