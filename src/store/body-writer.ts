@@ -1,0 +1,230 @@
+/**
+ * One body on its way into the content-addressed store (body-store.ts). The crawl tees every
+ * body chunk into `push()` as it streams; the writer hashes as it goes and compresses. Bodies up
+ * to `memoryBytes` stay in memory until `finish()`, so the common case — a small ads.txt we
+ * already have — costs one stat and no file at all; larger bodies spill into a gzip stream
+ * writing a temporary file, so memory stays bounded whatever the body size.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import { createGzip, gzip, type Gzip } from 'node:zlib';
+
+const gzipAsync = promisify(gzip);
+
+export interface BodyWriteResult {
+  /** Hex sha256 of every byte pushed (also when the body was not stored). */
+  sha256: string;
+  /** Bytes pushed. */
+  bytes: number;
+  /** The body is in the store now (written by this writer or already there). */
+  stored: boolean;
+  /** It was already there; this writer's copy was dropped. */
+  deduplicated: boolean;
+}
+
+export interface BodyWriter {
+  /**
+   * Adds the next chunk. The chunk must not be modified afterwards (it may be queued). Returns a
+   * promise when the compressor is behind: await it to slow down to the disk's pace.
+   */
+  push(chunk: Uint8Array): void | Promise<void>;
+  /** Seals the body: hashes, publishes it under its sha256 (unless present or over the cap). */
+  finish(): Promise<BodyWriteResult>;
+  /** Drops the body; nothing is left behind. Safe to call at any time, more than once. */
+  abort(): Promise<void>;
+}
+
+/** What a writer needs from its store (resolved options and placement). */
+export interface BodyWriterEnv {
+  maxBytes: number;
+  memoryBytes: number;
+  level: number;
+  fsync: boolean;
+  /** A fresh temporary path inside the store (never a body name). */
+  tempPath(): Promise<string>;
+  /** Final path for a sha256, its directory created. */
+  finalPath(sha256: string): Promise<string>;
+  /** Final path for a sha256, without touching the disk. */
+  pathOf(sha256: string): string;
+}
+
+type State = 'open' | 'oversize' | 'finished' | 'aborted';
+
+export class StoreBodyWriter implements BodyWriter {
+  private readonly hash: Hash = createHash('sha256');
+  private bytes = 0;
+  private state: State = 'open';
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  private gz: Gzip | null = null;
+  private piping: Promise<void> | null = null;
+  private tmp: string | null = null;
+  private spilling: Promise<void> | null = null;
+  private failure: Error | null = null;
+
+  constructor(private readonly env: BodyWriterEnv) {}
+
+  push(chunk: Uint8Array): void | Promise<void> {
+    if (this.state === 'finished' || this.state === 'aborted') throw new Error(`body writer is ${this.state}`);
+    this.bytes += chunk.byteLength;
+    this.hash.update(chunk);
+    if (this.state === 'oversize') return;
+    if (this.bytes > this.env.maxBytes) {
+      // Over the cap: keep hashing (the sha256 stays right) but store nothing.
+      this.state = 'oversize';
+      this.held = [];
+      this.heldBytes = 0;
+      this.gz?.destroy(); // stop compressing now; finish()/abort() remove the temporary file
+      return;
+    }
+    if (this.gz) return this.write(chunk);
+    this.held.push(chunk);
+    this.heldBytes += chunk.byteLength;
+    if (this.heldBytes > this.env.memoryBytes && !this.spilling) {
+      this.spilling = this.spill();
+      return this.spilling;
+    }
+    if (this.spilling) return this.spilling;
+  }
+
+  async finish(): Promise<BodyWriteResult> {
+    if (this.state === 'finished' || this.state === 'aborted') throw new Error(`body writer is ${this.state}`);
+    const oversize = this.state === 'oversize';
+    this.state = 'finished';
+    const sha256 = this.hash.digest('hex');
+    const bytes = this.bytes;
+    try {
+      if (this.spilling) await this.spilling;
+      if (oversize) {
+        await this.dropFile();
+        return { sha256, bytes, stored: false, deduplicated: false };
+      }
+      if (await exists(this.env.pathOf(sha256))) {
+        // Dedup: the same bytes are already stored; drop ours (finishing the stream first).
+        await this.dropFile();
+        this.held = [];
+        return { sha256, bytes, stored: true, deduplicated: true };
+      }
+      if (this.gz) {
+        this.gz.end();
+        await this.piping;
+        if (this.failure) throw this.failure;
+        if (this.env.fsync) await syncFile(this.tmp!);
+      } else {
+        const data = await gzipAsync(concat(this.held, this.heldBytes), { level: this.env.level });
+        this.held = [];
+        this.tmp = await this.env.tempPath();
+        await writeFileExclusive(this.tmp, data, this.env.fsync);
+      }
+      // Temp + rename: a reader sees the whole body or none. A concurrent writer of the same
+      // bytes may rename over ours: same content, so either copy is right.
+      const final = await this.env.finalPath(sha256);
+      await rename(this.tmp!, final);
+      this.tmp = null;
+      return { sha256, bytes, stored: true, deduplicated: false };
+    } catch (err) {
+      await this.dropFile();
+      throw err;
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.state === 'aborted') return;
+    this.state = 'aborted';
+    this.held = [];
+    if (this.spilling) await this.spilling.catch(() => undefined);
+    await this.dropFile();
+  }
+
+  /** Opens the temporary file and moves the held chunks into the compressor. */
+  private async spill(): Promise<void> {
+    const tmp = await this.env.tempPath();
+    this.tmp = tmp;
+    if (this.state !== 'open') return; // aborted / over the cap while the path was made
+    const gz = createGzip({ level: this.env.level, chunkSize: 64 * 1024 });
+    const file = createWriteStream(tmp, { flags: 'wx' });
+    this.gz = gz;
+    this.piping = pipeline(gz, file);
+    // Recorded, not thrown here: finish() reports it; an ignored push() promise must not reject.
+    this.piping.catch((err: Error) => {
+      this.failure ??= err;
+    });
+    const held = this.held;
+    this.held = [];
+    this.heldBytes = 0;
+    let ok = true;
+    for (const c of held) ok = gz.write(c) && ok;
+    if (!ok) await this.drained();
+  }
+
+  private write(chunk: Uint8Array): void | Promise<void> {
+    if (!this.gz!.write(chunk)) return this.drained();
+  }
+
+  /** Resolves on 'drain', or when the stream fails (the failure surfaces in finish()). */
+  private drained(): Promise<void> {
+    const gz = this.gz!;
+    return once(gz, 'drain').then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Stops any compression in progress and removes the temporary file. */
+  private async dropFile(): Promise<void> {
+    if (this.gz) {
+      const gz = this.gz;
+      this.gz = null;
+      gz.destroy();
+      await this.piping?.catch(() => undefined);
+    }
+    if (this.tmp) {
+      const tmp = this.tmp;
+      this.tmp = null;
+      await rm(tmp, { force: true });
+    }
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function writeFileExclusive(p: string, data: Uint8Array, fsync: boolean): Promise<void> {
+  const h = await open(p, 'wx');
+  try {
+    await h.writeFile(data);
+    if (fsync) await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+async function syncFile(p: string): Promise<void> {
+  const h = await open(p, 'r+');
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.byteLength;
+  }
+  return out;
+}
