@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector, errors } from 'undici';
 import type { FetchConfig } from './config.js';
+import { routeKey, type RouteTable } from './routes.js';
 
 /**
  * undici's connector with an exact connect deadline. undici's own connect timeout fires with
@@ -32,14 +33,38 @@ function exactTimeoutConnector(options: buildConnector.BuildOptions, timeoutMs: 
 }
 
 /**
- * The one undici Agent of a Fetcher. Requests are dispatched to the *address* (origin
- * `https://203.0.113.7:443`) with the URL's host in the Host header; undici derives the TLS SNI
- * and certificate check from the Host header, so the server sees an ordinary request while we
- * decide where to connect (address guard, per-IP cap, --connect-to). Pools are therefore per
- * address, not per host name: a crawl of a million hosts on a few thousand hosting IPs does not
- * pile up a million idle pools (bakeoff.md: 579 MB after 20k hosts with per-host pools).
+ * Connects to the address the exchange chose for the origin (routes.ts), not to whatever the host
+ * name resolves to now: the pool is per host, the address is per request. TLS SNI and the
+ * certificate check stay on the host name (undici derives them from the origin / Host header).
  */
-export function createAgent(config: FetchConfig): Agent {
+function routedConnector(routes: RouteTable, connect: buildConnector.connector): buildConnector.connector {
+  return (opts, callback) => {
+    const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+    const route = routes.lookup(routeKey(opts.protocol, opts.hostname, port));
+    if (route === undefined) {
+      // Unreachable by construction (an exchange holds its route while its request is dispatched);
+      // refusing is the safe answer: never fall back to resolving the name ourselves.
+      callback(Object.assign(new Error(`no route chosen for ${opts.protocol}//${opts.hostname}:${port}`), { code: 'ERR_ADSNAP_NO_ROUTE' }), null);
+      return;
+    }
+    return connect({ ...opts, hostname: route.address, port: String(route.port) }, callback);
+  };
+}
+
+/**
+ * The one undici Agent of a Fetcher. Requests are dispatched to the *host* origin
+ * (`https://example.com:443`) and the connector connects to the address chosen for it (address
+ * guard, per-IP cap, --connect-to; routes.ts). So a keep-alive connection is reused for every
+ * request to one site (robots.txt → ads.txt → redirects → HTTP fallback) and its TLS SNI never
+ * changes. Dispatching to the address instead (one pool for many hosts) made undici drop and
+ * re-handshake the connection whenever the next request's SNI differed ("servername changed"):
+ * under --connect-to every host shares one address, and a shared-hosting IP is no different.
+ *
+ * Pools per host do not pile up: undici's Agent deletes an origin's pool once all its connections
+ * have closed, and `keepAliveTimeout` (a few seconds: long enough for one site's requests in a
+ * row) closes idle ones, so a million-host crawl holds pools only for recently fetched hosts.
+ */
+export function createAgent(config: FetchConfig, routes: RouteTable): Agent {
   const tlsOptions =
     config.caCerts.length > 0
       ? // `ca` replaces Node's roots, so add ours to them (--cacert adds trust, never removes it).
@@ -47,7 +72,7 @@ export function createAgent(config: FetchConfig): Agent {
         { secureContext: createSecureContext({ ca: [...rootCertificates, ...config.caCerts] }) }
       : {};
   return new Agent({
-    connect: exactTimeoutConnector(tlsOptions, config.connectTimeoutMs),
+    connect: routedConnector(routes, exactTimeoutConnector(tlsOptions, config.connectTimeoutMs)),
     keepAliveTimeout: config.keepAliveTimeoutMs,
     keepAliveMaxTimeout: config.keepAliveTimeoutMs,
     // Our own exact timers (AbortSignal-driven) enforce the headers and whole-request deadlines;

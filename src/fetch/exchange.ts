@@ -5,6 +5,7 @@ import type { FetchConfig } from './config.js';
 import { classifyError, FetchFailure, type FetchErrorCode } from './errors.js';
 import type { Politeness } from './politeness.js';
 import { backoffMs, isTransientError, isTransientStatus, parseRetryAfter } from './retry.js';
+import type { RouteTable } from './routes.js';
 import { resolveTarget, type Target, type TargetDeps } from './target.js';
 
 /**
@@ -37,6 +38,8 @@ export interface HopResult {
 
 export interface ExchangeDeps {
   agent: Agent;
+  /** Where the agent's connector connects for each origin (held while a request is out). */
+  routes: RouteTable;
   politeness: Politeness;
   targets: TargetDeps;
   config: FetchConfig;
@@ -67,6 +70,7 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
   // server, so there each host counts as its own "address" (the per-host limit still applies).
   const ipKey = target.viaConnectTo ? `connect-to ${target.host}` : target.ip;
   const release = deps.politeness.tryEnter(target.host, ipKey) ?? (await deps.politeness.enter(target.host, ipKey, signal));
+  const releaseRoute = deps.routes.hold(target.routeKey, target.ip, target.connectPort);
   const start = performance.now();
   const ctl = new AbortController();
   let code: FetchErrorCode | null = null;
@@ -92,6 +96,7 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
     clearTimeout(head);
     signal?.removeEventListener('abort', onAbort);
     budget.remainingMs -= performance.now() - start;
+    releaseRoute();
     release();
   };
   if (budget.remainingMs <= 0 || signal?.aborted) {

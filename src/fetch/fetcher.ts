@@ -9,6 +9,7 @@ import { DnsCache, operatorResolver } from './dns-cache.js';
 import { classifyError, FetchFailure, NO_ANSWER_CODES, type FetchErrorCode } from './errors.js';
 import { discard, sendHop, type Budget, type ExchangeDeps, type OpenResponse } from './exchange.js';
 import { Politeness } from './politeness.js';
+import { RouteTable } from './routes.js';
 import { decideRedirect, redirectPolicies, REDIRECT_STATUSES, startRedirects } from './redirect-policy.js';
 import type { BodyConsumer, FetchKind, FetchOutcome, FetchRequest, FetchRow, ResponseMeta } from './types.js';
 
@@ -66,6 +67,7 @@ export interface FetcherStats {
 export class Fetcher {
   readonly config: FetchConfig;
   private readonly agent: Agent;
+  private readonly routes = new RouteTable();
   private readonly dns: DnsCache;
   private readonly operatorDns: DnsCache;
   private readonly politeness: Politeness;
@@ -75,12 +77,13 @@ export class Fetcher {
 
   constructor(config: FetchConfig) {
     this.config = config;
-    this.agent = createAgent(config);
+    this.agent = createAgent(config, this.routes);
     this.dns = new DnsCache(config.resolver, config.dnsCacheSize, config.dnsTtlMs, config.dnsNegativeTtlMs, config.now);
     this.operatorDns = new DnsCache(operatorResolver, 256, config.dnsTtlMs, 1000, config.now);
     this.politeness = new Politeness({ perHost: config.perHost, perIp: config.perIp, concurrency: config.concurrency, now: config.now, sleep: config.sleep });
     this.deps = {
       agent: this.agent,
+      routes: this.routes,
       politeness: this.politeness,
       config,
       targets: { connectTo: config.connectTo, dns: this.dns, operatorDns: this.operatorDns, blockPrivateAddresses: config.blockPrivateAddresses },

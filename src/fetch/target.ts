@@ -4,6 +4,7 @@ import { allowedAddresses } from './address-guard.js';
 import { matchConnectTo, type ConnectTo } from './connect-to.js';
 import type { DnsCache } from './dns-cache.js';
 import { FetchFailure } from './errors.js';
+import { hostOrigin, routeKey } from './routes.js';
 
 /** Where one request goes: the address we connect to, and what the server is told. */
 export interface Target {
@@ -11,8 +12,12 @@ export interface Target {
   host: string;
   /** Address connected to. */
   ip: string;
-  /** undici origin: scheme, address and port. */
+  /** Port connected to (the URL's, or a --connect-to PORT2). */
+  connectPort: number;
+  /** undici origin: scheme, host and the URL's port; one pool per host (agent.ts). */
   origin: string;
+  /** Key of the origin in the RouteTable, where the connector finds `ip` and `connectPort`. */
+  routeKey: string;
   /** Host header (and hence TLS SNI): the URL's host, with its port when not the default. */
   hostHeader: string;
   /** Path and query sent. */
@@ -53,12 +58,12 @@ export async function resolveTarget(url: URL, d: TargetDeps): Promise<Target> {
     addresses = allowedAddresses(addresses);
     if (addresses.length === 0) throw new FetchFailure('blocked_address', `${host} resolves only to blocked addresses`);
   }
-  const ip = addresses[0]!;
-  const ipForUrl = isIP(ip) === 6 ? `[${ip}]` : ip;
   return {
     host,
-    ip,
-    origin: `${url.protocol}//${ipForUrl}:${connectPort}`,
+    ip: addresses[0]!,
+    connectPort,
+    origin: hostOrigin(url.protocol, host, port),
+    routeKey: routeKey(url.protocol, host, port),
     hostHeader: url.host,
     path: `${url.pathname}${url.search}`,
     viaConnectTo,
