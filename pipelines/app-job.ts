@@ -8,7 +8,7 @@ import { rootDomain } from '../src/util/domain.js';
 import { crawlAdsFile, type AdsFileResult } from './ads-file-job.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
-import { robotsAllows, robotsFor } from './robots-job.js';
+import { crawlRobots, robotsAllows, robotsFor } from './robots-job.js';
 
 /**
  * Per-run memory of the app half of the crawl: each store's robots.txt policy (store pages always
@@ -16,6 +16,8 @@ import { robotsAllows, robotsFor } from './robots-job.js';
  * fetched once per snapshot. Both are bounded by distinct stores / developer hosts.
  */
 export class AppRegistry {
+  /** Record the store's robots.txt rows here (false in the shards of a sharded run, stage 1). */
+  recordStoreRobots = true;
   readonly storeRobots = new Map<string, Promise<RobotsPolicy>>();
   readonly devHosts = new Map<string, Promise<DevHostResult>>();
   /** Settled results, for checkpoints (all in-flight work is done when one is taken). */
@@ -39,6 +41,11 @@ export class AppRegistry {
 
 type DevHostResult = Pick<AdsFileResult, 'status' | 'found'>;
 
+/** What an app's listing (or the list itself) says: a developer URL to follow, or a final outcome. */
+export type Listing =
+  | { kind: 'final'; outcome: AppOutcome }
+  | { kind: 'developer'; developerUrl: string; source: string; bundleId: string | null; storeId: string | null };
+
 /**
  * One app (app-ads.txt 1.0): the developer URL from the list or its store listing, then the
  * app-ads.txt of the developer host — the subdomain first, then its parent (Appendix A/B), HTTPS
@@ -46,34 +53,46 @@ type DevHostResult = Pick<AdsFileResult, 'status' | 'found'>;
  * developer host's files.
  */
 export async function crawlApp(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<void> {
-  const { out } = ctx;
-  out.emit('targets', { target: app.appKey, target_kind: 'app', rank: null, source: app.storeHost, input_line: app.inputLine, input_text: app.inputText });
-  const outcome = await resolveApp(ctx, app, referrals, reg);
-  out.emit('apps', appRow(app, outcome));
-  ctx.stats.appsDone++;
-  await out.settle();
+  emitAppTarget(ctx, app);
+  const listing = await readListing(ctx, app, referrals, reg);
+  await finishApp(ctx, app, listing, referrals, reg);
 }
 
-async function resolveApp(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<AppOutcome> {
-  let developerUrl = app.developerUrl;
-  let source: string | null = developerUrl ? 'input' : null;
-  let page: StorePageInfo | null = null;
-  if (!developerUrl) {
-    const res = await readStorePage(ctx, app, referrals, reg);
-    if ('status' in res) return { developerUrl: null, developerUrlSource: null, subject: null, status: res.status };
-    page = res.page;
-    if (!page.participates) {
-      // app-ads.txt 1.0: an empty appstore:developer_url means the app does not take part.
-      const status = page.developerUrl === '' ? 'not_participating' : 'no_developer_url';
-      return { developerUrl: page.developerUrl || null, developerUrlSource: page.source, bundleId: page.bundleId, storeId: page.storeId, subject: null, status };
-    }
-    developerUrl = page.developerUrl;
-    source = page.source;
-  }
-  const ids = { bundleId: page?.bundleId ?? null, storeId: page?.storeId ?? null };
-  const hosts = developerUrl ? appAdsTxtHosts(developerUrl) : null;
-  if (!hosts || hosts.length === 0) return { developerUrl, developerUrlSource: source, ...ids, subject: null, status: 'invalid_developer_url' };
+export function emitAppTarget(ctx: CrawlContext, app: AppInput): void {
+  ctx.out.emit('targets', { target: app.appKey, target_kind: 'app', rank: null, source: app.storeHost, input_line: app.inputLine, input_text: app.inputText });
+}
 
+/** Follows the listing's developer URL (if any) and writes the app's `apps` row. */
+export async function finishApp(ctx: CrawlContext, app: AppInput, listing: Listing, referrals: Referrals, reg: AppRegistry): Promise<void> {
+  const outcome = listing.kind === 'final' ? listing.outcome : await followDeveloperUrl(ctx, app, listing, referrals, reg);
+  ctx.out.emit('apps', appRow(app, outcome));
+  ctx.stats.appsDone++;
+  await ctx.out.settle();
+}
+
+/** The first host of a listing's developer URL: the shard that owns it finishes the app. */
+export function developerHost(listing: Listing): string | null {
+  return listing.kind === 'developer' ? (appAdsTxtHosts(listing.developerUrl)?.[0]?.host ?? null) : null;
+}
+
+export async function readListing(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<Listing> {
+  if (app.developerUrl) return { kind: 'developer', developerUrl: app.developerUrl, source: 'input', bundleId: null, storeId: null };
+  const res = await readStorePage(ctx, app, referrals, reg);
+  if ('status' in res) return { kind: 'final', outcome: { developerUrl: null, developerUrlSource: null, subject: null, status: res.status } };
+  const page = res.page;
+  if (!page.participates) {
+    // app-ads.txt 1.0: an empty appstore:developer_url means the app does not take part.
+    const status = page.developerUrl === '' ? 'not_participating' : 'no_developer_url';
+    return { kind: 'final', outcome: { developerUrl: page.developerUrl || null, developerUrlSource: page.source, bundleId: page.bundleId, storeId: page.storeId, subject: null, status } };
+  }
+  return { kind: 'developer', developerUrl: page.developerUrl!, source: page.source ?? 'meta', bundleId: page.bundleId, storeId: page.storeId };
+}
+
+async function followDeveloperUrl(ctx: CrawlContext, app: AppInput, listing: Extract<Listing, { kind: 'developer' }>, referrals: Referrals, reg: AppRegistry): Promise<AppOutcome> {
+  const { developerUrl, source } = listing;
+  const ids = { bundleId: listing.bundleId, storeId: listing.storeId };
+  const hosts = appAdsTxtHosts(developerUrl);
+  if (!hosts || hosts.length === 0) return { developerUrl, developerUrlSource: source, ...ids, subject: null, status: 'invalid_developer_url' };
   let lastStatus: string | null = null;
   for (const { host, via } of hosts) {
     ctx.out.emit('hops', hopRow(app.storeUrl, source === 'input' ? 'app_list' : 'store_page', via, host, 'followed', null, null));
@@ -109,9 +128,11 @@ function developerHostFile(
 
 /** Store pages always obey the store's robots.txt (spec-decisions), fetched once per store host. */
 async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<{ page: StorePageInfo } | { status: string }> {
+  referrals.storeHosts.add(app.storeHost);
   let robots = reg.storeRobots.get(app.storeHost);
   if (!robots) {
-    robots = robotsFor(ctx, referrals, app.storeHost, 'store');
+    // A sharded run leaves the recording of a store's robots.txt to the shard that owns the store host.
+    robots = reg.recordStoreRobots ? robotsFor(ctx, referrals, app.storeHost, 'store') : crawlRobots(ctx, app.storeHost, 'store', false);
     reg.storeRobots.set(app.storeHost, robots);
   }
   const url = new URL(app.canonicalStoreUrl);

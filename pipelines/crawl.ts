@@ -7,9 +7,12 @@ import { openSnapshotWriter, sweepTemporaryParts, writeRunManifest, type Snapsho
 import { readAppList, type AppListStats } from '../src/sources/apps.js';
 import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
 import { rootDomain } from '../src/util/domain.js';
+import { fnv1a, owns, type Shard } from '../src/util/shard.js';
 import { productToken, version } from '../src/version.js';
 import { crawlAdsFile } from './ads-file-job.js';
-import { AppRegistry, crawlApp } from './app-job.js';
+import { AppRegistry, crawlApp, developerHost, emitAppTarget, finishApp, readListing } from './app-job.js';
+import { PendingApps } from './pending-apps.js';
+import { readShardReports, writeShardReport, type Stage } from './shard-exchange.js';
 import { RowEmitter, type CrawlContext } from './context.js';
 import { crawlDomain } from './domain-job.js';
 import { runPool } from './pool.js';
@@ -47,6 +50,10 @@ export interface CrawlOptions {
   checkpointSeconds?: number;
   /** Counters of the run; the CLI turns them into a progress display or JSON lines. */
   stats?: RunStats;
+  /** This machine's part of a sharded snapshot (`--shard K/N`). @default null (the whole crawl) */
+  shard?: Shard | null;
+  /** Stage of a sharded snapshot: 'targets', then 'referrals', then 'sellers', each run by every shard. @default 'targets' */
+  stage?: Stage;
 }
 
 export interface CrawlResult {
@@ -64,7 +71,9 @@ export interface CrawlResult {
 
 export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const snapshotDate = options.snapshotDate ?? new Date().toISOString().slice(0, 10);
-  const runId = options.runId ?? deriveRunId(snapshotDate, runIdentity(options));
+  const shard = options.shard ?? null;
+  const stage: Stage | 'all' = shard ? (options.stage ?? 'targets') : 'all';
+  const runId = options.runId ?? deriveRunId(snapshotDate, runIdentity(options, stage));
   const stats = options.stats ?? new RunStats();
   const manifestFile = path.join(options.outDir, '_runs', `${runId}.json`);
   if (existsSync(manifestFile)) {
@@ -118,6 +127,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     apps: null,
     stats: null,
     staged: [],
+    pendingAppsBytes: 0,
   };
   state.attempt = journal.attempt;
   if (saved) {
@@ -135,6 +145,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     state.referrals = referrals.toJSON();
     state.apps = appRegistry.toJSON();
     state.stats = stats.toJSON();
+    if (pending) state.pendingAppsBytes = await pending.sync();
     await journal.save(state);
   };
   /** Runs one phase over its input, skipping what an earlier attempt finished, with checkpoints. */
@@ -152,32 +163,63 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
 
   let list: ListStats | null = null;
   let appList: AppListStats | null = null;
+  const shardOwns = (host: string) => owns(shard, host);
+  const pending = shard ? new PendingApps(outDir(options), snapshotDate, shard) : null;
   try {
+    if (stage === 'referrals' || stage === 'sellers') {
+      // Learn what every shard found in the previous stage.
+      for (const r of await readShardReports(options.outDir, snapshotDate, shard!, stage === 'referrals' ? 'targets' : 'referrals')) referrals.merge(r);
+    }
+
     if (options.domains) {
       stats.phase = 'domains';
       const src = readDomainList(options.domains, { limit: options.limit, zipEntry: options.zipEntry });
       list = src.stats;
-      // Every listed root is known to the registry (also those done before a resume), so that
-      // partners that are listed roots are not fetched twice.
+      // Every listed root is known to the registry (also those done before a resume, and those
+      // of other shards), so that partners that are listed roots are not fetched twice.
       const targets = tap(src.targets, (t) => referrals.roots.add(t.target));
-      if (!reached('apps')) await pool('domains', targets, concurrency, (t) => crawlDomain(ctx, t, referrals));
-      else for await (const _ of targets); // only rebuild the roots
+      if ((stage === 'all' || stage === 'targets') && !reached('apps')) {
+        await pool('domains', filter(targets, (t) => shardOwns(t.target)), concurrency, (t) => crawlDomain(ctx, t, referrals));
+      } else {
+        for await (const _ of targets); // only rebuild the roots
+      }
     }
     throwIfAborted(signal);
 
-    if (options.apps) {
+    if (options.apps && (stage === 'all' || stage === 'targets') && !reached('partners')) {
       stats.phase = 'apps';
       const src = readAppList(options.apps, { limit: options.limit, zipEntry: options.zipEntry });
       appList = src.stats;
-      if (!reached('partners')) await pool('apps', src.apps, concurrency, (app) => crawlApp(ctx, app, referrals, appRegistry));
+      if (pending) {
+        appRegistry.recordStoreRobots = false;
+        await pending.open(state.pendingAppsBytes);
+      }
+      const mine = shard ? filter(src.apps, (a) => fnv1a(a.appKey) % shard.count === shard.index) : src.apps;
+      await pool('apps', mine, concurrency, async (app) => {
+        if (!pending) return crawlApp(ctx, app, referrals, appRegistry);
+        // Sharded: read the listing here; the shard that owns the developer host follows it (stage 'referrals').
+        emitAppTarget(ctx, app);
+        const listing = await readListing(ctx, app, referrals, appRegistry);
+        if (listing.kind === 'final') await finishApp(ctx, app, listing, referrals, appRegistry);
+        else await pending.add(app, listing);
+      });
     }
     throwIfAborted(signal);
 
+    if (stage === 'referrals' && !reached('partners')) {
+      stats.phase = 'apps';
+      // Store hosts' robots.txt, recorded once by their owner; then the apps whose developer host is ours.
+      for (const host of [...referrals.storeHosts].sort()) if (shardOwns(host)) await robotsFor(ctx, referrals, host, 'store');
+      await pool('apps', filter(pending!.readAll(), (p) => shardOwns(developerHost(p.listing) ?? '')), concurrency, (p) =>
+        finishApp(ctx, p.app, p.listing, referrals, appRegistry),
+      );
+    }
+
     // Partner phase (ads.txt 1.1 §4.6, §5.7): each partner's ads.txt once per snapshot, one hop.
     // A partner that is itself a listed root, or a subdomain already fetched, is not fetched again.
-    stats.phase = 'partners';
-    state.partnerList ??= [...referrals.partners].sort().filter((p) => !referrals.isClaimed(p));
-    if (!reached('sellers')) {
+    if ((stage === 'all' || stage === 'referrals') && !reached('sellers')) {
+      stats.phase = 'partners';
+      state.partnerList ??= [...referrals.partners].sort().filter((p) => shardOwns(p) && !referrals.isClaimed(p));
       stats.queued = state.partnerList.length - state.done.partners;
       await pool('partners', state.partnerList, concurrency, async (partner) => {
         if (referrals.claimSubject(partner)) {
@@ -191,9 +233,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     throwIfAborted(signal);
 
     // sellers.json phase: every ad system named by a record kept in this snapshot, once.
-    stats.phase = 'sellers';
-    state.sellersList ??= options.sellers === false ? [] : [...referrals.adSystems].sort();
-    if (!reached('commit')) {
+    if ((stage === 'all' || stage === 'sellers') && !reached('commit')) {
+      stats.phase = 'sellers';
+      state.sellersList ??= options.sellers === false ? [] : [...referrals.adSystems].sort().filter(shardOwns);
       stats.queued = state.sellersList.length - state.done.sellers;
       await pool('sellers', state.sellersList, Math.max(1, Math.min(concurrency, 16)), async (domain) => {
         await crawlSellers(ctx, referrals, domain);
@@ -213,6 +255,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       attempts: state.attempt,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false },
+      shard: shard ? { index: shard.index, count: shard.count, stage } : null,
       list,
       app_list: appList,
       counts: stats.snapshot(),
@@ -220,6 +263,10 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       tables: committed.tables,
       finished_at: new Date().toISOString(),
     });
+    if (shard && stage !== 'all' && stage !== 'sellers') {
+      await pending?.close();
+      await writeShardReport(options.outDir, snapshotDate, shard, stage, referrals.report());
+    }
     await journal.remove();
     return { runId, snapshotDate, manifestPath, stats, list, tables: committed.tables, alreadyComplete: false, resumed: saved !== null };
   } catch (err) {
@@ -232,9 +279,17 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
 }
 
 /** What makes two invocations "the same run" (and so resumable into one snapshot). */
-function runIdentity(o: CrawlOptions): Record<string, unknown> {
+function runIdentity(o: CrawlOptions, stage: Stage | 'all'): Record<string, unknown> {
   const abs = (p: string | null | undefined) => (p && p !== '-' ? path.resolve(p) : (p ?? null));
-  return { domains: abs(o.domains), apps: abs(o.apps), limit: o.limit ?? null, zipEntry: o.zipEntry ?? null, obeyRobots: o.obeyRobots ?? 'store', sellers: o.sellers !== false };
+  return {
+    domains: abs(o.domains),
+    apps: abs(o.apps),
+    limit: o.limit ?? null,
+    zipEntry: o.zipEntry ?? null,
+    obeyRobots: o.obeyRobots ?? 'store',
+    sellers: o.sellers !== false,
+    ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}`, stage } : {}),
+  };
 }
 
 function nextPhase(p: Exclude<Phase, 'commit'>): Phase {
@@ -245,6 +300,14 @@ function nextPhase(p: Exclude<Phase, 'commit'>): Phase {
 async function* skipDone<T>(items: AsyncIterable<T> | Iterable<T>, n: number): AsyncGenerator<T> {
   let i = 0;
   for await (const item of items) if (i++ >= n) yield item;
+}
+
+async function* filter<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): AsyncGenerator<T> {
+  for await (const item of items) if (keep(item)) yield item;
+}
+
+function outDir(o: CrawlOptions): string {
+  return o.outDir;
 }
 
 async function* tap<T>(items: AsyncIterable<T>, f: (item: T) => void): AsyncGenerator<T> {

@@ -1,4 +1,5 @@
 import { RootSet } from '../src/sources/root-set.js';
+import type { ShardReport } from './shard-exchange.js';
 
 /**
  * What the crawl learns on the way and acts on later: partner domains named by
@@ -11,6 +12,8 @@ import { RootSet } from '../src/sources/root-set.js';
 export class Referrals {
   readonly partners = new Set<string>();
   readonly adSystems = new Set<string>();
+  /** Store hosts whose listings were read (sharded runs record their robots.txt in stage 2). */
+  readonly storeHosts = new Set<string>();
   /** Root domains of the input list: their robots.txt and ads.txt are recorded by the domain job. */
   readonly roots = new RootSet();
   private readonly claimed = new Set<string>();
@@ -36,15 +39,32 @@ export class Referrals {
 
   /** What a checkpoint keeps (the roots are rebuilt from the list on resume). */
   toJSON() {
-    return { partners: [...this.partners], adSystems: [...this.adSystems], claimed: [...this.claimed], robotsClaimed: [...this.robotsClaimed] };
+    return this.report();
   }
 
   restore(saved: unknown): void {
-    const s = saved as ReturnType<Referrals['toJSON']>;
-    for (const p of s.partners) this.partners.add(p);
-    for (const a of s.adSystems) this.adSystems.add(a);
-    for (const c of s.claimed) this.claimed.add(c);
-    for (const r of s.robotsClaimed) this.robotsClaimed.add(r);
+    this.merge(saved as ShardReport);
+  }
+
+  /** What this shard tells the others at the end of a stage (shard-exchange.ts). */
+  report(): ShardReport {
+    return {
+      partners: [...this.partners],
+      adSystems: [...this.adSystems],
+      claimed: [...this.claimed],
+      robotsClaimed: [...this.robotsClaimed],
+      storeHosts: [...this.storeHosts],
+      pendingApps: [],
+    };
+  }
+
+  /** Adds what another shard (or an earlier attempt) learnt. */
+  merge(r: ShardReport): void {
+    for (const p of r.partners) this.partners.add(p);
+    for (const a of r.adSystems) this.adSystems.add(a);
+    for (const c of r.claimed) this.claimed.add(c);
+    for (const h of r.robotsClaimed) this.robotsClaimed.add(h);
+    for (const h of r.storeHosts ?? []) this.storeHosts.add(h);
   }
 
   /** True when this host's robots.txt has not been recorded yet in this run (and now is claimed). */

@@ -28,6 +28,8 @@ export interface RunState {
   apps: unknown;
   stats: unknown;
   staged: StagedPart[];
+  /** Sharded runs: length of this shard's pending-apps file at the checkpoint. */
+  pendingAppsBytes: number;
 }
 
 /** The run id that a run with these arguments always gets: the same arguments resume the same run. */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { crawl } from '../../../pipelines/crawl.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
 import { parseConnectTo } from '../../fetch/index.js';
+import { parseShard } from '../../util/shard.js';
 import { intFlag, parseCommandArgs } from '../args.js';
 import type { Command } from '../main.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
@@ -36,6 +37,13 @@ Fetching:
   --obey-robots MODE      'store' (default: store pages obey robots.txt; ads.txt, app-ads.txt and
                           sellers.json are fetched and their robots verdict recorded) or 'all'
   --no-sellers            skip the sellers.json phase
+
+Scale-out (one snapshot over many machines, on an existing engine such as Kubernetes Indexed Jobs):
+  --shard K/N             crawl only the sites and apps whose registrable domain hashes to K (0 ≤ K < N)
+  --stage STAGE           'targets' (default), then 'referrals', then 'sellers': run every shard's
+                          stage before any shard's next one (each stage reads what all shards of the
+                          previous one found from DIR/_shards/); all stages take the same arguments.
+                          The union of the N shards' tables equals a single-machine run.
 
 Reporting:
   --progress MODE         'tty' (status line), 'json' (JSON lines on stderr), 'none'
@@ -72,9 +80,12 @@ export const command: Command = {
       progress: { type: 'string' },
       'log-interval': { type: 'string' },
       'checkpoint-interval': { type: 'string' },
+      shard: { type: 'string' },
+      stage: { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     if (!values.domains && !values.apps) throw new UsageError('give --domains FILE and/or --apps FILE');
+    if (values.domains === '-' && values.shard !== undefined) throw new UsageError('a sharded crawl reads its list again in each stage: give a file, not stdin');
     if (!values.out) throw new UsageError('--out DIR is required');
     const snapshotDate = values['snapshot-date'];
     if (snapshotDate !== undefined && !isIsoDate(snapshotDate)) throw new UsageError(`--snapshot-date must be YYYY-MM-DD, got ${JSON.stringify(snapshotDate)}`);
@@ -96,6 +107,17 @@ export const command: Command = {
         throw new UsageError(`--cacert ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
     }
+    let shard = null;
+    if (values.shard !== undefined) {
+      try {
+        shard = parseShard(values.shard);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    }
+    const stage = values.stage ?? 'targets';
+    if (stage !== 'targets' && stage !== 'referrals' && stage !== 'sellers') throw new UsageError(`--stage must be targets, referrals or sellers`);
+    if (values.stage !== undefined && !shard) throw new UsageError('--stage needs --shard K/N');
     const concurrency = intFlag('concurrency', values.concurrency, 64);
     const limit = values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0);
 
@@ -122,6 +144,8 @@ export const command: Command = {
         obeyRobots,
         sellers: !values['no-sellers'],
         checkpointSeconds: intFlag('checkpoint-interval', values['checkpoint-interval'], 300, 0),
+        shard,
+        stage,
         signal: controller.signal,
         stats,
         fetch: {

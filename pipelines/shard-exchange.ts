@@ -1,0 +1,58 @@
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import type { Shard } from '../src/util/shard.js';
+
+/**
+ * What the shards of a sharded snapshot tell each other between stages, through the shared
+ * output directory (`DIR/_shards/<date>/<N>/<stage>-<K>.json`) — no coordinator of our own:
+ * the engine (e.g. three Kubernetes Indexed Jobs, one per stage) runs the stages in order, and
+ * a stage refuses to start until every shard of the previous stage has written its file.
+ */
+export type Stage = 'targets' | 'referrals' | 'sellers';
+
+export interface ShardReport {
+  partners: string[];
+  adSystems: string[];
+  claimed: string[];
+  robotsClaimed: string[];
+  /** Store hosts whose listing pages were read (their robots.txt is recorded by the owner, stage 2). */
+  storeHosts: string[];
+  /** Unused: pending apps travel in their own files (pending-apps.ts). */
+  pendingApps: unknown[];
+}
+
+export function exchangeDir(outDir: string, snapshotDate: string, shard: Shard): string {
+  return path.join(outDir, '_shards', snapshotDate, String(shard.count));
+}
+
+export async function writeShardReport(outDir: string, snapshotDate: string, shard: Shard, stage: Stage, report: ShardReport): Promise<void> {
+  const dir = exchangeDir(outDir, snapshotDate, shard);
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${stage}-${shard.index}.json`);
+  const h = await open(`${file}.tmp`, 'w');
+  try {
+    await h.writeFile(JSON.stringify(report));
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+  await rename(`${file}.tmp`, file);
+}
+
+/** Every shard's report of `stage`; throws naming the shards that have not finished it. */
+export async function readShardReports(outDir: string, snapshotDate: string, shard: Shard, stage: Stage): Promise<ShardReport[]> {
+  const dir = exchangeDir(outDir, snapshotDate, shard);
+  const reports: ShardReport[] = [];
+  const missing: number[] = [];
+  for (let k = 0; k < shard.count; k++) {
+    try {
+      reports.push(JSON.parse(await readFile(path.join(dir, `${stage}-${k}.json`), 'utf8')) as ShardReport);
+    } catch {
+      missing.push(k);
+    }
+  }
+  if (missing.length) {
+    throw new Error(`stage '${stage}' is not finished by shard(s) ${missing.join(', ')} of ${shard.count}: run every shard's '${stage}' stage first`);
+  }
+  return reports;
+}

@@ -1,0 +1,41 @@
+import { rootDomain } from './domain.js';
+
+/**
+ * Deterministic partition of the crawl for `--shard K/N` (issue 7): every host is owned by one
+ * shard, chosen by its registrable domain, so a domain's subdomains, partners and developer hosts
+ * on the same root land together, and the union of N shards equals a single-machine run.
+ */
+export interface Shard {
+  /** 0-based, as Kubernetes Indexed Jobs number completions (JOB_COMPLETION_INDEX). */
+  index: number;
+  count: number;
+}
+
+/** Parses `K/N` (0 ≤ K < N). */
+export function parseShard(spec: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(spec.trim());
+  if (!m) throw new TypeError(`--shard must be K/N (e.g. 0/8), got ${JSON.stringify(spec)}`);
+  const index = Number(m[1]);
+  const count = Number(m[2]);
+  if (count < 1 || index >= count) throw new TypeError(`--shard ${spec}: need 0 ≤ K < N`);
+  return { index, count };
+}
+
+/** FNV-1a (32-bit) of a string: stable across machines and Node versions, cheap per host. */
+export function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** The shard that owns a host (by its registrable domain). */
+export function ownerOf(host: string, count: number): number {
+  return count === 1 ? 0 : fnv1a(rootDomain(host) ?? host) % count;
+}
+
+export function owns(shard: Shard | null, host: string): boolean {
+  return shard === null || ownerOf(host, shard.count) === shard.index;
+}
