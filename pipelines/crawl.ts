@@ -6,6 +6,7 @@ import { Fetcher, resolveFetchConfig, type FetchConfig } from '../src/fetch/inde
 import { openSnapshotWriter, sweepTemporaryParts, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
 import { readAppList, type AppListStats } from '../src/sources/apps.js';
 import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
+import { openLineBatches } from '../src/sources/line-reader.js';
 import { rootDomain } from '../src/util/domain.js';
 import { fnv1a, owns, type Shard } from '../src/util/shard.js';
 import { productToken, version } from '../src/version.js';
@@ -173,6 +174,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
 
     if (options.domains) {
       stats.phase = 'domains';
+      if (options.domains !== '-') void estimateTotal(options.domains, options.limit, shard).then((n) => (stats.targetsTotal = n));
       const src = readDomainList(options.domains, { limit: options.limit, zipEntry: options.zipEntry });
       list = src.stats;
       // Every listed root is known to the registry (also those done before a resume, and those
@@ -314,6 +316,22 @@ async function* tap<T>(items: AsyncIterable<T>, f: (item: T) => void): AsyncGene
   for await (const item of items) {
     f(item);
     yield item;
+  }
+}
+
+/**
+ * Roughly how many targets this run will crawl, for the progress display's ETA: the list's
+ * non-blank lines (a second, cheap read), capped by --limit, divided among shards. Null when the
+ * list cannot be read ahead (the crawl itself reports that error).
+ */
+async function estimateTotal(input: string, limit: number | undefined, shard: Shard | null): Promise<number | null> {
+  try {
+    let n = 0;
+    for await (const batch of openLineBatches(input)) for (const l of batch) if (l.line.trim() !== '') n++;
+    const capped = Math.min(n, limit ?? Infinity);
+    return shard ? Math.round(capped / shard.count) : capped;
+  } catch {
+    return null;
   }
 }
 

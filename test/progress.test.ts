@@ -1,0 +1,36 @@
+import { describe, expect, it, vi } from 'vitest';
+import { RunStats } from '../pipelines/run-stats.js';
+import { fmtBytes, fmtDuration, formatLine, startProgress } from '../src/cli/progress.js';
+
+function fakeStream() {
+  const chunks: string[] = [];
+  return { chunks, stream: { write: (s: string) => chunks.push(s) } as unknown as NodeJS.WriteStream };
+}
+
+describe('progress reporting', () => {
+  it('a TTY line shows done/total, rate, ETA, bytes, hop queue and top error classes', () => {
+    const line = formatLine({ phase: 'domains', elapsed_s: 10, targets_done: 500, targets_total: 10000, apps_done: 0, partners_done: 0, sellers_done: 0, queued: 3, requests: 1200, bytes: 3456789, rate_per_s: 50, fetch_errors: { tls: 1, dns: 3 }, file_status: {} });
+    expect(line).toBe('[domains] 500/10000 targets, 50/s ETA 3m10s · 1200 req · 3.3 MiB · queue 3 · dns:3 tls:1');
+    expect(fmtBytes(512)).toBe('512 B');
+    expect(fmtDuration(3725)).toBe('1h02m');
+  });
+
+  it('without a TTY: one JSON object per line at a steady cadence', () => {
+    vi.useFakeTimers();
+    try {
+      const stats = new RunStats();
+      stats.targetsDone = 7;
+      stats.fetchErrors.timeout = 2;
+      const { chunks, stream } = fakeStream();
+      const p = startProgress(stats, { mode: 'json', intervalMs: 1000, stream });
+      vi.advanceTimersByTime(3500);
+      p.stop();
+      vi.advanceTimersByTime(5000);
+      expect(chunks).toHaveLength(3);
+      const obj = JSON.parse(chunks[0]!);
+      expect(obj).toMatchObject({ level: 'info', msg: 'progress', targets_done: 7, fetch_errors: { timeout: 2 } });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
