@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { tables } from '../schemas/tables.js';
 import { isBlockedAddress } from '../src/fetch/address-guard.js';
 import { resolveFetchConfig } from '../src/fetch/config.js';
 import { formatConnectTo, matchConnectTo, parseConnectTo } from '../src/fetch/connect-to.js';
@@ -9,7 +8,6 @@ import { adsFileStatus, robotsAccess } from '../src/fetch/outcome-status.js';
 import { HostClocks, KeyedLimiter } from '../src/fetch/politeness.js';
 import { decideRedirect, redirectPolicies, startRedirects } from '../src/fetch/redirect-policy.js';
 import { backoffMs, isTransientStatus, parseRetryAfter } from '../src/fetch/retry.js';
-import type { FetchRow } from '../src/fetch/types.js';
 
 describe('--connect-to HOST1:PORT1:HOST2:PORT2 (curl spelling)', () => {
   it('parses the forms curl accepts', () => {
@@ -193,13 +191,5 @@ describe('config, errors, outcome mapping', () => {
     expect([o(200), o(200, 'too_large'), o(404), o(410), o(500), o(503), o(null, 'connect'), o(301, 'redirect_limit')].map(robotsAccess)).toEqual([
       'rules', 'rules', 'allow_all', 'allow_all', 'disallow_all', 'disallow_all', 'disallow_all', 'allow_all',
     ]);
-  });
-
-  it('a FetchRow has exactly the columns of the fetches table', () => {
-    const row: FetchRow = {
-      url: 'u', host: null, subject: null, file_kind: 'ads.txt', status_code: null, final_url: null, redirects: [], content_type: null, bytes: 0,
-      truncated: false, sha256: null, etag: null, last_modified: null, error: null, remote_ip: null, attempts: 1, started_at: new Date(), duration_ms: 0,
-    };
-    expect(Object.keys(row).sort()).toEqual(tables.fetches.columns.map((c) => c.name).sort());
   });
 });

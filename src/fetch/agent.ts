@@ -80,5 +80,10 @@ export function createAgent(config: FetchConfig, routes: RouteTable): Agent {
     headersTimeout: config.headersTimeoutMs + 1000,
     bodyTimeout: Math.max(...Object.values(config.totalTimeoutMs)) + 1000,
     pipelining: 1,
+    // Politeness lets at most perHost requests at a time go to one host, so its pool never needs
+    // more connections. Unbounded, undici's Pool opened a second connection (a second TLS
+    // handshake) when the next request came before the last one's connection was marked free.
+    // With one (the default) the pool is a single Client that queues the request on its socket.
+    connections: config.perHost,
   });
 }

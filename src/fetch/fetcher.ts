@@ -56,6 +56,10 @@ export interface FetcherStats {
   ipsTracked: number;
   /** Hosts held back by Retry-After / 429. */
   hostsDeferred: number;
+  /** Origins with a request out and the address chosen for it (routes.ts). */
+  routes: number;
+  /** Origins with an open undici pool (idle keep-alive connections included); pools close with their last connection. */
+  pools: number;
 }
 
 /**
@@ -96,7 +100,7 @@ export class Fetcher {
     const rows = [first.row];
     let used = first;
     const url = first.row.url;
-    if (HTTP_FALLBACK.has(req.kind) && url.startsWith('https:') && first.row.status_code === null && first.row.redirects.length === 0 && NO_ANSWER_CODES.has(first.row.error ?? '')) {
+    if (HTTP_FALLBACK.has(req.kind) && url.startsWith('https:') && first.row.status_code === null && !first.row.redirects?.length && NO_ANSWER_CODES.has(first.row.error ?? '')) {
       // spec-decisions: fall back to HTTP only when HTTPS could not give an HTTP answer
       // (connect refused, TLS failure, timeout, reset). A DNS failure or a blocked address would
       // be the same over HTTP; an HTTPS 404 is an answer.
@@ -168,9 +172,10 @@ export class Fetcher {
     const redirects = startRedirects(redirectPolicies[req.kind], url);
     row.redirects = redirects.chain;
     let current = url;
+    let attempts = 0;
     for (;;) {
       const hop = await sendHop(current, headers, budget, this.deps, req.signal);
-      row.attempts += hop.attempts;
+      row.attempts = attempts += hop.attempts;
       row.remote_ip = hop.ip;
       row.final_url = current.href;
       if (!hop.response) {
@@ -253,6 +258,8 @@ export class Fetcher {
       hostsTracked: this.politeness.hosts.keys,
       ipsTracked: this.politeness.ips.keys,
       hostsDeferred: this.politeness.clocks.size,
+      routes: this.routes.size,
+      pools: Object.keys(this.agent.stats).length,
     };
   }
 

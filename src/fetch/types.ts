@@ -1,32 +1,11 @@
+import type { Row } from '../../schemas/tables.js';
+
 /** The kinds of file the crawl fetches; each has its own redirect policy, byte cap and deadline. */
 export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'store_page';
 export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'store_page'];
 
-/**
- * One `fetches` row (contract §3, schemas/tables.ts): one per request chain made. Spelled out
- * because `Row<'fetches'>` currently widens to an index signature (the schema helper `c()`
- * returns `Column`, losing the literal names); test/fetch-row.test.ts checks the columns match.
- */
-export interface FetchRow {
-  url: string;
-  host: string | null;
-  subject: string | null;
-  file_kind: FetchKind;
-  status_code: number | null;
-  final_url: string | null;
-  redirects: string[];
-  content_type: string | null;
-  bytes: number;
-  truncated: boolean;
-  sha256: string | null;
-  etag: string | null;
-  last_modified: string | null;
-  error: string | null;
-  remote_ip: string | null;
-  attempts: number;
-  started_at: Date;
-  duration_ms: number;
-}
+/** One `fetches` row (contract §3): exactly the columns of schemas/tables.ts, one per request chain made. */
+export type FetchRow = Row<'fetches'>;
 
 export interface Validators {
   /** ETag of the earlier copy; sent as If-None-Match. */
