@@ -52,7 +52,7 @@ function fakeTime(start = Date.UTC(2026, 10, 22)) {
 
 describe('politeness (spec-decisions "Crawling as a good citizen")', () => {
   it('sends one request at a time per host by default, hosts in parallel', async () => {
-    const m = concurrencyMeter(30);
+    const m = concurrencyMeter(300);
     for (const h of ['ph1.example', 'ph2.example']) for (let i = 0; i < 4; i++) web.route(`https://${h}/p${i}`, m.handler);
     const f = fetcher();
     await Promise.all(['ph1.example', 'ph2.example'].flatMap((h) => [0, 1, 2, 3].map((i) => f.fetch({ url: `https://${h}/p${i}`, kind: 'store_page', subject: h }, readText))));
@@ -63,7 +63,7 @@ describe('politeness (spec-decisions "Crawling as a good citizen")', () => {
   });
 
   it('honours a larger perHost', async () => {
-    const m = concurrencyMeter(30);
+    const m = concurrencyMeter(300);
     for (let i = 0; i < 6; i++) web.route(`https://ph3.example/p${i}`, m.handler);
     const f = fetcher({ perHost: 3 });
     await Promise.all([0, 1, 2, 3, 4, 5].map((i) => f.fetch({ url: `https://ph3.example/p${i}`, kind: 'store_page', subject: 'x' }, readText)));
@@ -71,7 +71,7 @@ describe('politeness (spec-decisions "Crawling as a good citizen")', () => {
   });
 
   it('caps requests per IP address that DNS gave, across hosts (shared hosting)', async () => {
-    const m = concurrencyMeter(30);
+    const m = concurrencyMeter(300);
     const hosts = ['ip1.example', 'ip2.example', 'ip3.example', 'ip4.example', 'ip5.example', 'ip6.example'];
     for (const h of hosts) web.route(`http://${h}:${web.httpPort}/ads.txt`, m.handler);
     // Every name resolves to one address (the guard is off so that address may be loopback).
@@ -81,7 +81,7 @@ describe('politeness (spec-decisions "Crawling as a good citizen")', () => {
   });
 
   it('does not apply the per-IP cap to --connect-to targets (operator-chosen, says nothing about sharing)', async () => {
-    const m = concurrencyMeter(30);
+    const m = concurrencyMeter(300);
     const hosts = ['ct1.example', 'ct2.example', 'ct3.example', 'ct4.example'];
     for (const h of hosts) web.route(`https://${h}/ads.txt`, m.handler);
     const f = fetcher({ perIp: 1 });
@@ -90,7 +90,7 @@ describe('politeness (spec-decisions "Crawling as a good citizen")', () => {
   });
 
   it('caps requests in flight overall (concurrency)', async () => {
-    const m = concurrencyMeter(30);
+    const m = concurrencyMeter(300);
     const hosts = ['c1.example', 'c2.example', 'c3.example', 'c4.example', 'c5.example'];
     for (const h of hosts) web.route(`https://${h}/ads.txt`, m.handler);
     const f = fetcher({ concurrency: 3 });
