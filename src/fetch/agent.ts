@@ -1,55 +1,8 @@
-import type { Socket } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, buildConnector, errors } from 'undici';
+import { Agent } from 'undici';
 import type { FetchConfig } from './config.js';
-import { routeKey, type RouteTable } from './routes.js';
-
-/**
- * undici's connector with an exact connect deadline. undici's own connect timeout fires with
- * 0.5–1 s granularity (bakeoff.md), and a request's abort signal is not looked at until the
- * TCP + TLS handshake ends, so a server that accepts and never answers the ClientHello would
- * otherwise hold a request far past its deadline.
- */
-function exactTimeoutConnector(options: buildConnector.BuildOptions, timeoutMs: number): buildConnector.connector {
-  const base = buildConnector({ ...options, timeout: 0 });
-  return (opts, callback) => {
-    let done = false;
-    const timer = setTimeout(() => {
-      if (done) return;
-      done = true;
-      socket?.destroy();
-      callback(new errors.ConnectTimeoutError(`connect timeout after ${timeoutMs} ms`), null);
-    }, timeoutMs);
-    const socket = base(opts, (...args) => {
-      if (done) {
-        if (args[1]) args[1].destroy();
-        return;
-      }
-      done = true;
-      clearTimeout(timer);
-      callback(...args);
-    }) as unknown as Socket | undefined;
-  };
-}
-
-/**
- * Connects to the address the exchange chose for the origin (routes.ts), not to whatever the host
- * name resolves to now: the pool is per host, the address is per request. TLS SNI and the
- * certificate check stay on the host name (undici derives them from the origin / Host header).
- */
-function routedConnector(routes: RouteTable, connect: buildConnector.connector): buildConnector.connector {
-  return (opts, callback) => {
-    const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
-    const route = routes.lookup(routeKey(opts.protocol, opts.hostname, port));
-    if (route === undefined) {
-      // Unreachable by construction (an exchange holds its route while its request is dispatched);
-      // refusing is the safe answer: never fall back to resolving the name ourselves.
-      callback(Object.assign(new Error(`no route chosen for ${opts.protocol}//${opts.hostname}:${port}`), { code: 'ERR_ADSNAP_NO_ROUTE' }), null);
-      return;
-    }
-    return connect({ ...opts, hostname: route.address, port: String(route.port) }, callback);
-  };
-}
+import { routedConnector } from './connector.js';
+import type { RouteTable } from './routes.js';
 
 /**
  * The one undici Agent of a Fetcher. Requests are dispatched to the *host* origin
@@ -65,14 +18,12 @@ function routedConnector(routes: RouteTable, connect: buildConnector.connector):
  * row) closes idle ones, so a million-host crawl holds pools only for recently fetched hosts.
  */
 export function createAgent(config: FetchConfig, routes: RouteTable): Agent {
-  const tlsOptions =
-    config.caCerts.length > 0
-      ? // `ca` replaces Node's roots, so add ours to them (--cacert adds trust, never removes it).
-        // One context, built once: `ca` per connection would re-parse ~140 root PEMs per handshake.
-        { secureContext: createSecureContext({ ca: [...rootCertificates, ...config.caCerts] }) }
-      : {};
+  // One context for every connection, built once (without one Node builds a context per
+  // connection). `ca` replaces Node's roots, so --cacert certificates are added to them: they
+  // add trust, never remove it.
+  const secureContext = createSecureContext(config.caCerts.length > 0 ? { ca: [...rootCertificates, ...config.caCerts] } : {});
   return new Agent({
-    connect: routedConnector(routes, exactTimeoutConnector(tlsOptions, config.connectTimeoutMs)),
+    connect: routedConnector({ routes, timeoutMs: config.connectTimeoutMs, secureContext }),
     keepAliveTimeout: config.keepAliveTimeoutMs,
     keepAliveMaxTimeout: config.keepAliveTimeoutMs,
     // Our own exact timers (AbortSignal-driven) enforce the headers and whole-request deadlines;
