@@ -45,11 +45,12 @@ const adsTxt = enc.encode('greenadexchange.com, XF7342, DIRECT, 5jyxf8k54\nredss
 describe('BodyStore: write and read back', () => {
   it('stores a small body under _bodies/<2 hex>/<sha256>.gz and reads it back verified', async () => {
     const root = newRoot();
-    const store = new BodyStore(root);
+    const store = BodyStore.forSnapshot(root);
     const r = await write(store.writer(), adsTxt, 333);
     expect(r).toEqual({ sha256: sha(adsTxt), bytes: adsTxt.length, stored: true, deduplicated: false });
     const rel = `${r.sha256.slice(0, 2)}/${r.sha256}.gz`;
-    expect(listFiles(store.dir)).toEqual([rel]);
+    expect(store.dir).toBe(path.join(root, '_bodies'));
+    expect(listFiles(root)).toEqual([`_bodies/${rel}`]);
     expect(gunzipSync(readFileSync(path.join(store.dir, rel)))).toEqual(Buffer.from(adsTxt));
     expect(await store.has(r.sha256)).toBe(true);
     expect(Buffer.from((await store.get(r.sha256))!)).toEqual(Buffer.from(adsTxt));
@@ -58,7 +59,7 @@ describe('BodyStore: write and read back', () => {
 
   it('stores a body larger than memoryBytes by streaming it through a temporary file', async () => {
     const root = newRoot();
-    const store = new BodyStore(root, { memoryBytes: 1024 });
+    const store = BodyStore.forSnapshot(root, { memoryBytes: 1024 });
     const body = randomBytes(300_000);
     const r = await write(store.writer(), body, 4096);
     expect(r.stored).toBe(true);
@@ -68,14 +69,14 @@ describe('BodyStore: write and read back', () => {
   });
 
   it('stores the empty body', async () => {
-    const store = new BodyStore(newRoot());
+    const store = BodyStore.forSnapshot(newRoot());
     const r = await store.writer().finish();
     expect(r).toMatchObject({ sha256: sha(new Uint8Array(0)), bytes: 0, stored: true });
     expect((await store.get(r.sha256))!.length).toBe(0);
   });
 
   it('answers null / false for a body it does not have, and for malformed hashes', async () => {
-    const store = new BodyStore(newRoot());
+    const store = BodyStore.forSnapshot(newRoot());
     const missing = sha(enc.encode('nope'));
     expect(await store.has(missing)).toBe(false);
     expect(await store.get(missing)).toBeNull();
@@ -86,7 +87,7 @@ describe('BodyStore: write and read back', () => {
   });
 
   it('push() returns a promise when the compressor is behind, and awaiting it is enough', async () => {
-    const store = new BodyStore(newRoot(), { memoryBytes: 0 });
+    const store = BodyStore.forSnapshot(newRoot(), { memoryBytes: 0 });
     const w = store.writer();
     const big = randomBytes(4 * 1024 * 1024);
     let waited = 0;
@@ -104,7 +105,7 @@ describe('BodyStore: write and read back', () => {
 
 describe('BodyStore: dedup and concurrency', () => {
   it('a second copy of the same bytes is dropped (deduplicated), leaving one file', async () => {
-    const store = new BodyStore(newRoot(), { memoryBytes: 100 });
+    const store = BodyStore.forSnapshot(newRoot(), { memoryBytes: 100 });
     const a = await write(store.writer(), adsTxt, 50);
     const b = await write(store.writer(), adsTxt, 7000);
     expect(a.deduplicated).toBe(false);
@@ -113,7 +114,7 @@ describe('BodyStore: dedup and concurrency', () => {
   });
 
   it('hundreds of concurrent writers of a few bodies leave exactly one verified file per body', async () => {
-    const store = new BodyStore(newRoot(), { memoryBytes: 2048 });
+    const store = BodyStore.forSnapshot(newRoot(), { memoryBytes: 2048 });
     const bodies = [adsTxt, randomBytes(10_000), randomBytes(100)];
     const results = await Promise.all(Array.from({ length: 300 }, (_, i) => write(store.writer(), bodies[i % 3]!, 512)));
     expect(results.every((r) => r.stored)).toBe(true);
@@ -125,7 +126,7 @@ describe('BodyStore: dedup and concurrency', () => {
 
 describe('BodyStore: abort, crash leftovers, cap', () => {
   it('abort() leaves nothing, before or after the body spilled to a temporary file', async () => {
-    const store = new BodyStore(newRoot(), { memoryBytes: 1000 });
+    const store = BodyStore.forSnapshot(newRoot(), { memoryBytes: 1000 });
     const small = store.writer();
     small.push(adsTxt.subarray(0, 500));
     await small.abort();
@@ -141,7 +142,7 @@ describe('BodyStore: abort, crash leftovers, cap', () => {
 
   it('temporary files left by a killed run are never taken for bodies, and sweepTemporary removes old ones', async () => {
     const root = newRoot();
-    const store = new BodyStore(root);
+    const store = BodyStore.forSnapshot(root);
     const h = sha(adsTxt);
     // What a SIGKILL mid-write leaves: a complete-looking gzip under a temporary name.
     mkdirSync(path.join(store.dir, '.tmp'), { recursive: true });
@@ -161,7 +162,7 @@ describe('BodyStore: abort, crash leftovers, cap', () => {
   });
 
   it('a damaged body file is reported as corrupt, never returned as the body', async () => {
-    const store = new BodyStore(newRoot());
+    const store = BodyStore.forSnapshot(newRoot());
     const r = await write(store.writer(), adsTxt);
     writeFileSync(store.pathOf(r.sha256), gzipSync(enc.encode('something else')));
     await expect(store.get(r.sha256)).rejects.toBeInstanceOf(BodyStoreError);
@@ -175,7 +176,7 @@ describe('BodyStore: abort, crash leftovers, cap', () => {
     ['in memory', 1 << 20],
     ['spilled to a temporary file', 100],
   ])('a body over maxBytes is hashed but not stored (%s)', async (_label, memoryBytes) => {
-    const store = new BodyStore(newRoot(), { maxBytes: 1000, memoryBytes });
+    const store = BodyStore.forSnapshot(newRoot(), { maxBytes: 1000, memoryBytes });
     const atCap = randomBytes(1000);
     expect((await write(store.writer(), atCap, 300)).stored).toBe(true);
     const over = randomBytes(1500);
@@ -185,8 +186,8 @@ describe('BodyStore: abort, crash leftovers, cap', () => {
   });
 
   it('rejects invalid options at construction', () => {
-    expect(() => new BodyStore(newRoot(), { level: 0 })).toThrow(/level/);
-    expect(() => new BodyStore(newRoot(), { maxBytes: -1 })).toThrow(/maxBytes/);
+    expect(() => BodyStore.forSnapshot(newRoot(), { level: 0 })).toThrow(/level/);
+    expect(() => BodyStore.forSnapshot(newRoot(), { maxBytes: -1 })).toThrow(/maxBytes/);
   });
 });
 
@@ -196,7 +197,7 @@ const { BodyStore } = await import(process.argv[1]);
 const { createHash, randomBytes } = await import('node:crypto');
 const MB = 1024 * 1024;
 const rss = () => { globalThis.gc(); return process.memoryUsage().rss; };
-const store = new BodyStore(process.argv[2], { maxBytes: 32 * MB });
+const store = BodyStore.forSnapshot(process.argv[2], { maxBytes: 32 * MB });
 const w = store.writer();
 const h = createHash('sha256');
 const base = rss();

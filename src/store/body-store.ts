@@ -53,8 +53,13 @@ export function isSha256Hex(s: string): boolean {
   return SHA256_HEX.test(s);
 }
 
+/** The body store directory of a snapshot root: `DIR/_bodies`. */
+export function bodiesDir(snapshotRoot: string): string {
+  return path.join(snapshotRoot, BODIES_DIR);
+}
+
 export class BodyStore {
-  /** `DIR/_bodies` */
+  /** The store's directory (`DIR/_bodies`). */
   readonly dir: string;
   private readonly opts: Required<BodyStoreOptions>;
   private readonly madeDirs = new Map<string, Promise<unknown>>();
@@ -62,9 +67,12 @@ export class BodyStore {
   private readonly tmpTag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly env: BodyWriterEnv;
 
-  /** @param rootDir the snapshot root (`--out DIR`); bodies live in `DIR/_bodies`. */
-  constructor(rootDir: string, options: BodyStoreOptions = {}) {
-    this.dir = path.join(rootDir, BODIES_DIR);
+  /**
+   * @param dir the store's own directory: `DIR/_bodies` for a snapshot root DIR — see
+   * `bodiesDir()` / `BodyStore.forSnapshot()`.
+   */
+  constructor(dir: string, options: BodyStoreOptions = {}) {
+    this.dir = dir;
     this.opts = resolveOptions(options);
     this.env = {
       maxBytes: this.opts.maxBytes,
@@ -83,6 +91,11 @@ export class BodyStore {
       },
       pathOf: (sha) => this.pathOf(sha),
     };
+  }
+
+  /** The store shared by every snapshot date under a snapshot root (`DIR/_bodies`). */
+  static forSnapshot(snapshotRoot: string, options: BodyStoreOptions = {}): BodyStore {
+    return new BodyStore(bodiesDir(snapshotRoot), options);
   }
 
   /** Where the body with this sha256 is (or would be) stored. */
