@@ -1,0 +1,201 @@
+/**
+ * The earlier snapshot an incremental run builds on (issue 7): for each (subject, file kind),
+ * what it found — URL, status, body hash, validators for a conditional request, when it was
+ * fetched and until when it is fresh — and whether its body is still in the body store.
+ *
+ * At open, DuckDB reads the `files` parts of the snapshot's completed runs (and, for snapshots
+ * written before `files` had validators, the `fetches` rows that produced them) into one
+ * in-memory table `prev(key, payload)`: the key `'<file kind> <subject>'` and the other columns
+ * packed in one JSON string. Each lookup batch is then one hash join of the asked keys against it.
+ * Two columns instead of eleven halve the cost of the scan every batch pays (bench/previous).
+ */
+import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import { BodyStore, bodiesDir } from './body-store.js';
+import { completedRuns } from './run-manifests.js';
+
+export { completedRuns, findPreviousSnapshot, type CompletedRun } from './run-manifests.js';
+
+export interface PreviousFile {
+  subject: string;
+  fileKind: string;
+  url: string | null;
+  status: string;
+  httpStatus: number | null;
+  sha256: string | null;
+  etag: string | null;
+  lastModified: string | null;
+  contentType: string | null;
+  fetchedAt: Date | null;
+  freshUntil: Date | null;
+  /** The body (by sha256) is present in the snapshot root's body store. */
+  hasBody: boolean;
+}
+
+export interface PreviousSnapshotOptions {
+  /** DuckDB memory limit (the `prev` table of a 1M-row `files` needs about 220 MB). @default '1GB' */
+  memoryLimit?: string;
+  /** DuckDB worker threads. @default 2 */
+  threads?: number;
+  /** Check each found body's presence in `DIR/_bodies` (PreviousFile.hasBody). @default true */
+  checkBodies?: boolean;
+}
+
+/** The key lookups answer under: `${fileKind} ${subject}`. */
+export function previousKey(fileKind: string, subject: string): string {
+  return `${fileKind} ${subject}`;
+}
+
+/** Statuses whose earlier data may be reused (not_modified, carried_forward): a body that declared something. */
+const DATA_STATUSES = new Set(['ok', 'placeholder', 'invalid_content_type', 'carried_forward', 'not_modified']);
+
+/** Whether the earlier snapshot had data here that a 304 or a failed fetch may reuse. */
+export function hasReusableData(p: PreviousFile): boolean {
+  return DATA_STATUSES.has(p.status) && p.sha256 !== null && p.hasBody && p.fetchedAt !== null;
+}
+
+export class PreviousSnapshot {
+  private chain: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly snapshotDate: string,
+    /** Rows (distinct subject × file kind) loaded. */
+    readonly rows: number,
+    private readonly instance: DuckDBInstance,
+    private readonly con: DuckDBConnection,
+    private readonly bodies: BodyStore | null,
+  ) {}
+
+  /** Loads snapshot `snapshotDate` of `dir` (its completed runs only). Throws when it has none. */
+  static async open(dir: string, snapshotDate: string, options: PreviousSnapshotOptions = {}): Promise<PreviousSnapshot> {
+    const runs = (await completedRuns(dir)).filter((r) => r.snapshotDate === snapshotDate);
+    if (runs.length === 0) throw new Error(`no completed run for snapshot ${snapshotDate} in ${dir}`);
+    const filesParts = [...new Set(runs.flatMap((r) => r.parts.files ?? []))];
+    const fetchesParts = [...new Set(runs.flatMap((r) => r.parts.fetches ?? []))];
+    const threads = options.threads ?? 2;
+    if (!Number.isInteger(threads) || threads < 1) throw new TypeError(`threads must be a positive integer, got ${threads}`);
+    const instance = await DuckDBInstance.create(':memory:', { memory_limit: options.memoryLimit ?? '1GB', threads: String(threads) });
+    const con = await instance.connect();
+    try {
+      const filesCols = await columnsOf(con, filesParts);
+      await con.run(loadSql(filesParts, filesCols, fetchesParts));
+      const n = Number((await con.runAndReadAll('SELECT count(*) FROM prev')).getRows()[0]![0]);
+      const bodies = options.checkBodies === false ? null : new BodyStore(bodiesDir(dir));
+      return new PreviousSnapshot(dir, snapshotDate, n, instance, con, bodies);
+    } catch (err) {
+      con.closeSync();
+      instance.closeSync();
+      throw err;
+    }
+  }
+
+  /** What the earlier snapshot has for each key asked; keys it lacks are absent from the map. */
+  lookup(keys: readonly { subject: string; fileKind: string }[]): Promise<Map<string, PreviousFile>> {
+    // One query at a time on the connection; concurrent callers queue.
+    const run = this.chain.then(() => this.query(keys));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.con.closeSync();
+    this.instance.closeSync();
+  }
+
+  private async query(keys: readonly { subject: string; fileKind: string }[]): Promise<Map<string, PreviousFile>> {
+    if (this.closed) throw new Error('previous snapshot is closed');
+    const out = new Map<string, PreviousFile>();
+    if (keys.length === 0) return out;
+    const asked = [...new Set(keys.map((k) => previousKey(k.fileKind, k.subject)))];
+    const reader = await this.con.runAndReadAll('SELECT p.key, p.payload FROM (SELECT unnest($1) AS k) q JOIN prev p ON p.key = q.k', [listValue(asked)], [LIST(VARCHAR)]);
+    for (const [key, payload] of reader.getRows() as [string, string][]) {
+      const sp = key.indexOf(' ');
+      out.set(key, decode(key.slice(sp + 1), key.slice(0, sp), JSON.parse(payload) as (string | null)[]));
+    }
+    if (this.bodies) {
+      const store = this.bodies;
+      await Promise.all([...out.values()].map(async (f) => (f.hasBody = f.sha256 !== null && (await store.has(f.sha256)))));
+    }
+    return out;
+  }
+}
+
+/** Column names of the parts read together (DuckDB union_by_name). */
+async function columnsOf(con: DuckDBConnection, parts: string[]): Promise<Set<string>> {
+  const r = await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${list(parts)}, union_by_name = true)`);
+  return new Set(r.getRows().map((row) => String(row[0])));
+}
+
+// Payload positions, shared by loadSql and decode.
+const PAYLOAD = ['url', 'status', 'http_status', 'sha256', 'etag', 'last_modified', 'content_type', 'fetched_us', 'fresh_us'] as const;
+
+/**
+ * The load: the latest `files` row per (file kind, subject) — several runs may share a date —
+ * plus `store_page` rows from `fetches` (store pages have no `files` row; keyed by the app key
+ * the crawl gave as the fetch subject). When `files` predates its validator columns, etag,
+ * last_modified and fetched_at come from the latest successful fetch whose final URL is the
+ * file's URL, and fresh_until stays null.
+ */
+function loadSql(filesParts: string[], cols: Set<string>, fetchesParts: string[]): string {
+  const col = (name: string, type: string) => (cols.has(name) ? name : `NULL::${type}`);
+  const needFetches = !cols.has('etag') || !cols.has('last_modified') || !cols.has('fetched_at');
+  const joinFetches = needFetches && fetchesParts.length > 0;
+  const f = `f AS (
+    SELECT subject, file_kind, url, status, http_status::INTEGER AS http_status, sha256, ${col('content_type', 'VARCHAR')} AS content_type,
+           ${col('fetched_at', 'TIMESTAMP')} AS fetched_at, ${col('etag', 'VARCHAR')} AS etag,
+           ${col('last_modified', 'VARCHAR')} AS last_modified, ${col('fresh_until', 'TIMESTAMP')} AS fresh_until
+    FROM read_parquet(${list(filesParts)}, union_by_name = true, filename = true)
+    QUALIFY row_number() OVER (PARTITION BY file_kind, subject ORDER BY fetched_at DESC NULLS LAST, filename DESC) = 1)`;
+  const x = `x AS (
+    SELECT final_url, etag, last_modified, started_at
+    FROM read_parquet(${list(fetchesParts)}, union_by_name = true)
+    WHERE final_url IS NOT NULL AND (status_code BETWEEN 200 AND 299 OR status_code = 304)
+    QUALIFY row_number() OVER (PARTITION BY final_url ORDER BY started_at DESC) = 1)`;
+  const s = `s AS (
+    SELECT subject, 'store_page' AS file_kind, final_url AS url,
+           CASE WHEN status_code BETWEEN 200 AND 299 THEN 'ok' WHEN status_code = 304 THEN 'not_modified'
+                WHEN status_code = 404 THEN 'not_found' WHEN status_code IS NULL THEN 'unreachable' ELSE 'http_error' END AS status,
+           status_code::INTEGER AS http_status, sha256, content_type, started_at AS fetched_at, etag, last_modified, NULL::TIMESTAMP AS fresh_until
+    FROM read_parquet(${list(fetchesParts)}, union_by_name = true)
+    WHERE file_kind = 'store_page' AND subject IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY subject ORDER BY started_at DESC) = 1)`;
+  const merged = joinFetches
+    ? `SELECT f.subject, f.file_kind, f.url, f.status, f.http_status, f.sha256, f.content_type,
+              coalesce(f.fetched_at, x.started_at) AS fetched_at, coalesce(f.etag, x.etag) AS etag,
+              coalesce(f.last_modified, x.last_modified) AS last_modified, f.fresh_until
+       FROM f LEFT JOIN x ON x.final_url = f.url`
+    : `SELECT subject, file_kind, url, status, http_status, sha256, content_type, fetched_at, etag, last_modified, fresh_until FROM f`;
+  const all = fetchesParts.length > 0 ? `${merged} UNION ALL BY NAME SELECT * FROM s` : merged;
+  const payload = `to_json([url, status, http_status::VARCHAR, sha256, etag, last_modified, content_type, epoch_us(fetched_at)::VARCHAR, epoch_us(fresh_until)::VARCHAR])::VARCHAR`;
+  const ctes = [f, ...(joinFetches ? [x] : []), ...(fetchesParts.length > 0 ? [s] : [])].join(',\n');
+  return `CREATE TABLE prev AS WITH ${ctes}
+    SELECT file_kind || ' ' || subject AS key, ${payload} AS payload FROM (${all})`;
+}
+
+function decode(subject: string, fileKind: string, p: (string | null)[]): PreviousFile {
+  const at = (i: number) => p[i] ?? null;
+  const time = (i: number) => (p[i] === null || p[i] === undefined ? null : new Date(Number(p[i]) / 1000));
+  const hs = at(PAYLOAD.indexOf('http_status'));
+  return {
+    subject,
+    fileKind,
+    url: at(PAYLOAD.indexOf('url')),
+    status: at(PAYLOAD.indexOf('status')) ?? 'unknown',
+    httpStatus: hs === null ? null : Number(hs),
+    sha256: at(PAYLOAD.indexOf('sha256')),
+    etag: at(PAYLOAD.indexOf('etag')),
+    lastModified: at(PAYLOAD.indexOf('last_modified')),
+    contentType: at(PAYLOAD.indexOf('content_type')),
+    fetchedAt: time(PAYLOAD.indexOf('fetched_us')),
+    freshUntil: time(PAYLOAD.indexOf('fresh_us')),
+    hasBody: false,
+  };
+}
+
+/** A DuckDB list literal of file paths. */
+function list(paths: string[]): string {
+  return `[${paths.map((p) => `'${p.replace(/'/g, "''")}'`).join(', ')}]`;
+}
