@@ -1,10 +1,12 @@
-import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse/adstxt/index.js';
+import type { AdsFileKind, AdsTxtSummary } from '../src/parse/adstxt/index.js';
+import { parseAdsBody } from './body-parsers.js';
 import type { RobotsPolicy } from '../src/parse/robots/index.js';
-import { adsFileStatus, statusFromFetch, type FileStatus } from '../src/resolve/file-status.js';
+import { adsFileStatus, type FileStatus } from '../src/resolve/file-status.js';
 import { decideHops, type FileRole, type HopDecision } from '../src/resolve/referrals.js';
-import { fileRow, hopRow, issueRow, type Via } from '../src/tables/rows.js';
+import { fileRow, hopRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
-import { robotsAllows } from './robots-job.js';
+import { obtainFile } from './obtain-file.js';
+import { bodyColumns, robotsAllows } from './robots-job.js';
 
 export interface AdsFileRequest {
   subject: string;
@@ -39,60 +41,26 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
     return { status: 'disallowed_by_robots', found: false, summary: null, hops: [] };
   }
 
-  let errors = 0;
-  let warnings = 0;
   // Ad systems named by this file; they join the sellers.json phase unless the file is only the
   // placeholder record (§3.2.1: it authorizes nobody; placeholder.example.com has no sellers.json).
   const named = new Set<string>();
-  const outcome = await ctx.fetcher.fetch({ url: `https://${subject}/${fileKind}`, kind: fileKind, subject, signal: ctx.signal }, async (body) => {
-    const parser = new AdsTxtParser(
-      {
-        onRecord(r) {
-          named.add(r.adSystemDomain);
-          out.emit('ads_records', {
-            subject,
-            file_kind: fileKind,
-            line_no: r.lineNo,
-            ad_system_domain: r.adSystemDomain,
-            seller_account_id: r.sellerAccountId,
-            relationship: r.relationship,
-            cert_authority_id: r.certAuthorityId,
-            extension: r.extension,
-          });
-        },
-        onVariable(v) {
-          out.emit('ads_variables', { subject, file_kind: fileKind, line_no: v.lineNo, name: v.name, value: v.value, value_domain: v.valueDomain, value_country: v.valueCountry });
-        },
-        onIssue(i) {
-          if (i.severity === 'error') errors++;
-          else if (i.severity === 'warning') warnings++;
-          out.emit('parse_issues', issueRow(subject, fileKind, i));
-        },
-      },
-      { fileKind },
-    );
-    for await (const chunk of body) {
-      parser.push(chunk);
-      await out.settle(); // backpressure: wait for the writer before reading the next chunk
-    }
-    return parser.end();
-  });
-  out.fetches(outcome, stats);
-
-  const summary = outcome.body;
+  const got = await obtainFile(ctx, { url: `https://${subject}/${fileKind}`, kind: fileKind, subject }, (body) => parseAdsBody(out, subject, fileKind, body, named));
+  const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
+  const summary = got.body?.summary ?? null;
   let status: FileStatus;
   let valid = false;
-  const fetchStatus = statusFromFetch(outcome.status, outcome.error);
-  if (fetchStatus !== null || summary === null) {
-    status = fetchStatus ?? 'unreachable';
+  if (got.file.fetchStatus !== null || summary === null) {
+    status = got.file.fetchStatus ?? 'unreachable';
   } else {
     ({ status, valid } = adsFileStatus({
       parseStatus: summary.status,
-      contentType: outcome.contentType,
-      truncated: outcome.truncated,
+      contentType: got.file.contentType,
+      truncated: got.file.truncated,
       records: summary.records,
       variables: summary.variables,
     }));
+    // Reused earlier data keeps its validity; its status says how it was reused (issue 7).
+    if (got.reuse) status = got.reuse;
   }
   out.emit(
     'files',
@@ -100,28 +68,23 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
       subject,
       fileKind,
       via: req.via,
-      url: summary ? outcome.finalUrl : null,
+      url: summary ? got.file.url : null,
       status,
-      httpStatus: outcome.status,
+      httpStatus: got.file.httpStatus,
       valid,
       robotsAllowed,
       records: summary?.records ?? 0,
       variables: summary?.variables ?? 0,
       errors,
       warnings,
-      bytes: outcome.bytes,
-      sha256: outcome.sha256,
-      contentType: outcome.contentType,
-      fetchedAt: outcome.rows[0]?.started_at ?? null,
-      etag: outcome.etag,
-      lastModified: outcome.lastModified,
+      ...bodyColumns(got),
     }),
   );
   stats.countFile(fileKind, status);
   if (status !== 'placeholder') for (const d of named) adSystems.add(d);
 
   // Referrals only from a body that is an ads.txt (an HTML page declares nothing).
-  const usable = summary !== null && status !== 'html' && status !== 'too_large';
+  const usable = summary !== null && summary.status !== 'html' && !got.file.truncated;
   const hops = usable
     ? decideHops({ subject, fileKind, role: req.role, root: req.root, subdomains: summary.subdomains, inventoryPartnerDomains: summary.inventoryPartnerDomains })
     : [];

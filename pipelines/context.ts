@@ -1,6 +1,8 @@
 import type { Row, TableName } from '../schemas/tables.js';
 import type { Fetcher, FetchOutcome } from '../src/fetch/index.js';
 import type { SnapshotWriter } from '../src/sink/index.js';
+import type { BodyStore } from '../src/store/body-store.js';
+import type { PreviousLookup } from './previous-lookup.js';
 import { RunStats } from './run-stats.js';
 
 /** What every crawl job shares: the fetch stack, the snapshot writer, options and run counters. */
@@ -18,6 +20,22 @@ export interface CrawlContext {
     productToken: string;
   };
   signal: AbortSignal;
+  /** Where fetched bodies are kept, content-addressed (DIR/_bodies), or null to keep none. */
+  bodies: BodyStore | null;
+  /** The earlier snapshot an incremental run builds on, or null. */
+  incremental: Incremental | null;
+  /** `--now` minus the real clock: freshness of new fetches is computed on the same clock as reuse. */
+  clockOffsetMs: number;
+}
+
+export interface Incremental {
+  previous: PreviousLookup;
+  /** The store holding the earlier snapshot's bodies. */
+  earlierBodies: BodyStore;
+  /** "Now" for freshness decisions. */
+  now: Date;
+  /** Send conditional requests even for copies that are still fresh. */
+  revalidate: boolean;
 }
 
 /**

@@ -7,6 +7,8 @@ import { openSnapshotWriter, sweepTemporaryParts, writeRunManifest, type Snapsho
 import { readAppList, type AppListStats } from '../src/sources/apps.js';
 import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
 import { openLineBatches } from '../src/sources/line-reader.js';
+import { BODIES_DIR, BodyStore } from '../src/store/body-store.js';
+import { findPreviousSnapshot, PreviousSnapshot } from '../src/store/previous-snapshot.js';
 import { rootDomain } from '../src/util/domain.js';
 import { fnv1a, owns, type Shard } from '../src/util/shard.js';
 import { productToken, version } from '../src/version.js';
@@ -14,7 +16,8 @@ import { crawlAdsFile } from './ads-file-job.js';
 import { AppRegistry, crawlApp, developerHost, emitAppTarget, finishApp, readListing } from './app-job.js';
 import { PendingApps } from './pending-apps.js';
 import { readShardReports, writeShardReport, type Stage } from './shard-exchange.js';
-import { RowEmitter, type CrawlContext } from './context.js';
+import { RowEmitter, type CrawlContext, type Incremental } from './context.js';
+import { PreviousLookup } from './previous-lookup.js';
 import { crawlDomain } from './domain-job.js';
 import { runPool } from './pool.js';
 import { Referrals } from './referral-registry.js';
@@ -55,6 +58,18 @@ export interface CrawlOptions {
   shard?: Shard | null;
   /** Stage of a sharded snapshot: 'targets', then 'referrals', then 'sellers', each run by every shard. @default 'targets' */
   stage?: Stage;
+  /**
+   * The earlier snapshot an incremental run builds on: a snapshot root (its latest snapshot date
+   * before this one is used), 'auto' (the latest earlier date under `outDir`), or null (none).
+   * @default 'auto'
+   */
+  previous?: string | 'auto' | null;
+  /** Conditional requests even for earlier copies that are still fresh. @default false */
+  revalidate?: boolean;
+  /** Keep fetched bodies content-addressed under DIR/_bodies (what the next run and `reparse` reuse). @default true */
+  keepBodies?: boolean;
+  /** "Now" for freshness decisions (tests and benchmarks simulate the next night). @default the current time */
+  now?: Date;
 }
 
 export interface CrawlResult {
@@ -107,6 +122,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     out: new RowEmitter(writer),
     stats,
     signal,
+    bodies: options.keepBodies === false ? null : new BodyStore(path.join(options.outDir, BODIES_DIR)),
+    incremental: null,
+    clockOffsetMs: options.now ? options.now.getTime() - Date.now() : 0,
     options: {
       verdictAgents: options.verdictAgents ?? DEFAULT_VERDICT_AGENTS,
       verdictPaths: options.verdictPaths ?? DEFAULT_VERDICT_PATHS,
@@ -114,6 +132,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       productToken,
     },
   };
+  ctx.incremental = await openIncremental(options, snapshotDate);
   const referrals = new Referrals();
   const appRegistry = new AppRegistry();
   const state: RunState = saved ?? {
@@ -256,7 +275,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       node_version: process.version,
       attempts: state.attempt,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false, revalidate: options.revalidate ?? false },
+      previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,
       shard: shard ? { index: shard.index, count: shard.count, stage } : null,
       list,
       app_list: appList,
@@ -277,7 +297,24 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     throw err;
   } finally {
     await fetcher.close();
+    ctx.incremental?.previous.close();
   }
+}
+
+/** Opens the earlier snapshot this run builds on, if there is one (issue 7: incremental snapshots). */
+async function openIncremental(o: CrawlOptions, snapshotDate: string): Promise<Incremental | null> {
+  const choice = o.previous === undefined ? 'auto' : o.previous;
+  if (choice === null) return null;
+  const root = choice === 'auto' ? o.outDir : choice;
+  const date = await findPreviousSnapshot(root, snapshotDate);
+  if (date === null) return null;
+  const snapshot = await PreviousSnapshot.open(root, date);
+  return {
+    previous: new PreviousLookup(snapshot, date),
+    earlierBodies: new BodyStore(path.join(root, BODIES_DIR)),
+    now: o.now ?? new Date(),
+    revalidate: o.revalidate ?? false,
+  };
 }
 
 /** What makes two invocations "the same run" (and so resumable into one snapshot). */

@@ -1,72 +1,47 @@
-import { checkPolicy, RobotsMatcher, RobotsParser, robotsAccess, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
-import { statusFromFetch } from '../src/resolve/file-status.js';
-import { fileRow, issueRow, type Via } from '../src/tables/rows.js';
-import type { FetchOutcome } from '../src/fetch/index.js';
+import { checkPolicy, RobotsMatcher, robotsAccess, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
+import { emitRobots, parseRobotsBody } from './body-parsers.js';
+import type { FileStatus } from '../src/resolve/file-status.js';
+import { fileRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
+import { obtainFile, type Obtained } from './obtain-file.js';
 import type { Referrals } from './referral-registry.js';
 
 /**
  * Fetches and records one host's robots.txt (RFC 9309), returning the effective policy:
  * rules, allow-all (4xx, §2.3.1.3) or disallow-all (5xx / unreachable, §2.3.1.4).
  * Writes `files`, `fetches`, `robots_rules`, `robots_sitemaps`, `robots_verdicts`, `parse_issues`.
+ * With `record` false (a host already recorded in this run) it only learns the policy.
  */
 export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, record = true): Promise<RobotsPolicy> {
-  const { stats } = ctx;
-  // A host already recorded in this run is fetched again only for its policy; nothing is written.
-  const out = record ? ctx.out : null;
-  const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, signal: ctx.signal }, async (body) => {
-    const parser = new RobotsParser();
-    for await (const chunk of body) parser.push(chunk);
-    return parser.end();
-  });
-  if (!out) return policyOf(outcome);
-  out.fetches(outcome, stats);
-
-  const txt: RobotsTxt | null = outcome.body;
-  const policy = policyOf(outcome);
-
-  let rules = 0;
-  if (txt) {
-    for (const g of txt.groups) {
-      for (const ua of g.userAgents) {
-        for (const r of g.rules) {
-          out.emit('robots_rules', { host, group_no: g.groupNo, user_agent: ua, directive: r.directive, path: r.path, line_no: r.lineNo });
-          rules++;
-        }
-      }
-    }
-    for (const s of txt.sitemaps) out.emit('robots_sitemaps', { host, url: s.url, line_no: s.lineNo });
-    for (const i of txt.issues) out.emit('parse_issues', issueRow(host, 'robots.txt', i));
+  const parse = parseRobotsBody;
+  if (!record) {
+    const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, signal: ctx.signal }, parse);
+    return policyOf(outcome.status, outcome.error, outcome.body, false);
   }
-  for (const v of verdicts(policy, ctx.options.verdictAgents, ctx.options.verdictPaths)) {
-    out.emit('robots_verdicts', { host, user_agent: v.userAgent, path: v.path, allowed: v.allowed, matched_line: v.matchedLine, policy: v.policy });
-  }
+  const got = await obtainFile(ctx, { url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host }, parse);
+  const { out, stats } = ctx;
+  const txt: RobotsTxt | null = got.body;
+  const policy = policyOf(got.outcome?.status ?? null, got.outcome?.error ?? null, txt, got.reuse !== null);
 
-  const status = statusFromFetch(outcome.status, outcome.error) ?? (outcome.truncated ? 'too_large' : 'ok');
-  const errors = txt ? txt.issues.filter((i) => i.severity === 'error').length : 0;
-  const warnings = txt ? txt.issues.filter((i) => i.severity === 'warning').length : 0;
+  const rules = emitRobots(out, host, txt, policy, ctx.options.verdictAgents, ctx.options.verdictPaths);
+  const status: FileStatus = got.reuse ?? got.file.fetchStatus ?? (got.file.truncated ? 'too_large' : 'ok');
   out.emit(
     'files',
     fileRow({
       subject: host,
       fileKind: 'robots.txt',
       via,
-      url: txt ? outcome.finalUrl : null,
+      url: got.file.url,
       status,
-      httpStatus: outcome.status,
+      httpStatus: got.file.httpStatus,
       // RFC 9309 §2.3.1: a parsed 2xx body is a usable robots.txt (a truncated one keeps its first 500 KiB).
       valid: txt !== null,
       robotsAllowed: null,
       records: rules,
       variables: txt ? txt.sitemaps.length + txt.others.length : 0,
-      errors,
-      warnings,
-      bytes: outcome.bytes,
-      sha256: outcome.sha256,
-      contentType: outcome.contentType,
-      fetchedAt: outcome.rows[0]?.started_at ?? null,
-      etag: outcome.etag,
-      lastModified: outcome.lastModified,
+      errors: txt ? txt.issues.filter((i) => i.severity === 'error').length : 0,
+      warnings: txt ? txt.issues.filter((i) => i.severity === 'warning').length : 0,
+      ...bodyColumns(got),
     }),
   );
   stats.countFile('robots.txt', status);
@@ -74,16 +49,21 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
   return policy;
 }
 
+/** The `files` columns that say where a body came from (shared by every file kind). */
+export function bodyColumns(got: Obtained<unknown>) {
+  const f = got.file;
+  return { bytes: f.bytes, sha256: f.sha256, contentType: f.contentType, fetchedAt: f.fetchedAt, ageDays: f.ageDays, etag: f.etag, lastModified: f.lastModified, freshUntil: f.freshUntil };
+}
+
 /** RFC 9309 §2.3.1: the policy an HTTP outcome leaves (rules, allow-all or disallow-all). */
-function policyOf(outcome: FetchOutcome<RobotsTxt>): RobotsPolicy {
-  const txt = outcome.body;
-  if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300 && txt) return { kind: 'rules', matcher: RobotsMatcher.compile(txt) };
+export function policyOf(status: number | null, error: string | null, txt: RobotsTxt | null, reused: boolean): RobotsPolicy {
+  if (txt && (reused || (status !== null && status >= 200 && status < 300))) return { kind: 'rules', matcher: RobotsMatcher.compile(txt) };
   const access =
-    outcome.error === 'redirect_limit' || outcome.error === 'redirect_loop'
+    error === 'redirect_limit' || error === 'redirect_loop'
       ? robotsAccess({ kind: 'redirect_limit' })
-      : outcome.status === null
+      : status === null
         ? robotsAccess({ kind: 'unreachable' })
-        : robotsAccess({ kind: 'http', status: outcome.status });
+        : robotsAccess({ kind: 'http', status });
   return access === 'allow_all' ? { kind: 'allow_all' } : { kind: 'disallow_all' };
 }
 

@@ -1,9 +1,10 @@
-import { SellersJsonParser } from '../src/parse/sellers/index.js';
-import { statusFromFetch, type FileStatus } from '../src/resolve/file-status.js';
-import { fileRow, issueRow } from '../src/tables/rows.js';
+import { parseSellersBody } from './body-parsers.js';
+import type { FileStatus } from '../src/resolve/file-status.js';
+import { fileRow } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
-import { robotsAllows, robotsFor } from './robots-job.js';
+import { obtainFile } from './obtain-file.js';
+import { bodyColumns, robotsAllows, robotsFor } from './robots-job.js';
 
 /**
  * One ad system's sellers.json (IAB sellers.json 1.0), streamed from the body into `sellers`
@@ -19,62 +20,28 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, doma
     stats.countFile('sellers.json', 'disallowed_by_robots');
     return;
   }
-  let errors = 0;
-  let warnings = 0;
-  const outcome = await ctx.fetcher.fetch({ url: `https://${domain}/sellers.json`, kind: 'sellers.json', subject: domain, signal: ctx.signal }, async (body) => {
-    const parser = new SellersJsonParser({
-      onSeller(s) {
-        out.emit('sellers', {
-          ad_system_domain: domain,
-          seller_id: s.sellerId,
-          seller_type: s.sellerType,
-          name: s.name,
-          domain: s.domain,
-          is_confidential: s.isConfidential,
-          is_passthrough: s.isPassthrough,
-          comment: s.comment,
-        });
-      },
-      onIssue(i) {
-        if (i.severity === 'error') errors++;
-        else if (i.severity === 'warning') warnings++;
-        out.emit('parse_issues', issueRow(domain, 'sellers.json', i));
-      },
-    });
-    for await (const chunk of body) {
-      parser.push(chunk);
-      await out.settle();
-    }
-    return parser.end();
-  });
-  out.fetches(outcome, stats);
-
-  const summary = outcome.body;
-  const fetchStatus = statusFromFetch(outcome.status, outcome.error);
+  const got = await obtainFile(ctx, { url: `https://${domain}/sellers.json`, kind: 'sellers.json', subject: domain }, (body) => parseSellersBody(out, domain, body));
+  const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
+  const summary = got.body?.summary ?? null;
   // sellers.json adds two statuses of its own: 'invalid_json' and 'not_sellers_json' (README).
-  const status: FileStatus | 'invalid_json' | 'not_sellers_json' =
-    fetchStatus ?? (summary === null ? 'unreachable' : outcome.truncated ? 'too_large' : summary.status);
+  const parsed = summary === null ? null : got.file.truncated ? 'too_large' : summary.status;
+  const status = (got.file.fetchStatus ?? (got.reuse && parsed === 'ok' ? got.reuse : (parsed ?? 'unreachable'))) as FileStatus;
   out.emit(
     'files',
     fileRow({
       subject: domain,
       fileKind: 'sellers.json',
       via: 'ad_system',
-      url: summary ? outcome.finalUrl : null,
-      status: status as FileStatus,
-      httpStatus: outcome.status,
-      valid: status === 'ok',
+      url: summary ? got.file.url : null,
+      status,
+      httpStatus: got.file.httpStatus,
+      valid: parsed === 'ok',
       robotsAllowed,
       records: summary?.sellers ?? 0,
       variables: 0,
       errors,
       warnings,
-      bytes: outcome.bytes,
-      sha256: outcome.sha256,
-      contentType: outcome.contentType,
-      fetchedAt: outcome.rows[0]?.started_at ?? null,
-      etag: outcome.etag,
-      lastModified: outcome.lastModified,
+      ...bodyColumns(got),
     }),
   );
   stats.countFile('sellers.json', status);

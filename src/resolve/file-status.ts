@@ -16,7 +16,9 @@ export type FileStatus =
   | 'unreachable'
   | 'disallowed_by_robots'
   | 'carried_forward'
-  | 'not_modified';
+  | 'not_modified'
+  // The earlier snapshot's copy, still fresh (ads.txt 1.1 §3.6; RFC 9309 §2.4), reused without a request.
+  | 'cached';
 
 /** Fetch error codes that mean "no usable HTTP answer" (contract: DNS, connect, TLS, timeout, reset). */
 const REDIRECT_ERRORS = new Set(['redirect_scope', 'redirect_loop', 'redirect_limit', 'redirect_error', 'bad_redirect']);

@@ -30,6 +30,8 @@ export interface SimwebOptions {
   trickleMs?: number;
   /** Publishers scanned to build each ad system's sellers.json. @default 2000 */
   sellersPublishers?: number;
+  /** Night of the simulated web: at epoch E > 0 a fixed 5% of sites serve a revised ads.txt. @default 0 */
+  epoch?: number;
   /** Leaf certificates kept (one per registrable domain). @default 10000 */
   maxCerts?: number;
   /** Port to listen on (127.0.0.1). @default 0 (any free port) */
@@ -75,6 +77,7 @@ function validate(o: SimwebOptions) {
     apps: int('apps', o.apps, Math.max(10, Math.floor(hosts / 10)), 0),
     trickleMs: int('trickleMs', o.trickleMs, 200, 1),
     sellersPublishers: int('sellersPublishers', o.sellersPublishers, 2000, 0),
+    epoch: int('epoch', o.epoch, 0, 0),
     maxCerts: int('maxCerts', o.maxCerts, 10_000, 1),
     port: int('port', o.port, 0, 0),
   };
@@ -82,7 +85,7 @@ function validate(o: SimwebOptions) {
 
 export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> {
   const o = validate(options);
-  const web = new SyntheticWeb({ seed: o.seed, hosts: o.hosts, apps: o.apps, hostile: o.hostile, latency: o.latency, sellersPublishers: o.sellersPublishers });
+  const web = new SyntheticWeb({ seed: o.seed, hosts: o.hosts, apps: o.apps, hostile: o.hostile, latency: o.latency, sellersPublishers: o.sellersPublishers, epoch: o.epoch });
   const fixtures: Map<string, FixtureHost> = options.fixturesDir ? await loadFixtures(options.fixturesDir) : new Map();
   const resolver: Resolver = {
     behaviour(host: string): HostBehaviour {

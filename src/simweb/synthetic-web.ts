@@ -21,7 +21,15 @@ export interface SyntheticOptions extends WebSize {
   latency: { minMs: number; maxMs: number } | null;
   /** Publishers scanned for each sellers.json. */
   sellersPublishers: number;
+  /**
+   * Which night of the simulated web this is: at epoch E > 0, a fixed 5% of sites (chosen per
+   * epoch) serve a revised ads.txt, so incremental crawls see a realistic share of changes.
+   */
+  epoch: number;
 }
+
+/** Share of sites whose ads.txt changes from one epoch to the next. */
+export const CHANGED_SHARE_PERCENT = 5;
 
 const KNOWN_AD_SYSTEMS = new Set([...WEB_AD_SYSTEMS, ...APP_AD_SYSTEMS].map(([d]) => d));
 const CERT_GROUP = 64;
@@ -34,6 +42,11 @@ export class SyntheticWeb {
 
   constructor(readonly options: SyntheticOptions) {
     this.tailAdSystems = new Set(Array.from({ length: AD_SYSTEM_TAIL_COUNT }, (_, t) => syntheticName(options.seed, 'adsystem', t)));
+  }
+
+  /** True when this site's ads.txt differs at the current epoch from the one before. */
+  changedThisEpoch(root: string): boolean {
+    return this.options.epoch > 0 && hash32(`${root}#epoch${this.options.epoch}`) % 100 < CHANGED_SHARE_PERCENT;
   }
 
   /** Root domain of rank `rank` (1-based); a small calibrated share are hostile hosts. */
@@ -146,6 +159,7 @@ export class SyntheticWeb {
     }
     return this.cached(`file:${site.root}`, () => {
       const rendered = renderAdsTxt(seed, site.root, site.records, { variables: site.variables, quirks: true });
+      if (this.changedThisEpoch(site.root)) rendered.text += `# revision ${this.options.epoch}\n`;
       if (site.outcome === 'utf16') return body(200, TEXT, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(rendered.text.replace(/^\uFEFF/, ''), 'utf16le')]));
       if (site.outcome === 'invalid_utf8') return body(200, TEXT, Buffer.concat([Buffer.from('# r\xe9sum\xe9\n', 'latin1'), Buffer.from(rendered.text)]));
       const type = site.outcome === 'wrong_content_type' ? (hash32(host) % 2 ? HTML : 'application/octet-stream') : TEXT;

@@ -27,6 +27,15 @@ Output:
                           command again resumes an interrupted run, or does nothing if it finished)
   --checkpoint-interval S seconds between checkpoints of a resumable run (default 300; 0 = none)
 
+Incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4):
+  --previous DIR|none     earlier snapshot to build on (default: the latest earlier date under --out).
+                          Still-fresh copies are reused without a request ('cached'), stale ones are
+                          revalidated with conditional requests ('not_modified' on 304), and failed
+                          fetches fall back to the earlier copy within its limits ('carried_forward')
+  --revalidate            send conditional requests even for copies that are still fresh
+  --no-bodies             do not keep fetched bodies under DIR/_bodies (no reuse, no reparse)
+  --now TIME              ISO time used as "now" for freshness (tests, benchmarks, backfills)
+
 Fetching:
   --connect-to H1:P1:H2:P2  connect to H2:P2 for requests to H1:P1 (repeatable; empty H1 = any host)
   --cacert FILE           extra trusted CA certificates (PEM)
@@ -81,6 +90,10 @@ export const command: Command = {
       'log-interval': { type: 'string' },
       'checkpoint-interval': { type: 'string' },
       shard: { type: 'string' },
+      previous: { type: 'string' },
+      revalidate: { type: 'boolean' },
+      'no-bodies': { type: 'boolean' },
+      now: { type: 'string' },
       stage: { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -118,6 +131,8 @@ export const command: Command = {
     const stage = values.stage ?? 'targets';
     if (stage !== 'targets' && stage !== 'referrals' && stage !== 'sellers') throw new UsageError(`--stage must be targets, referrals or sellers`);
     if (values.stage !== undefined && !shard) throw new UsageError('--stage needs --shard K/N');
+    const now = values.now === undefined ? undefined : new Date(values.now);
+    if (now !== undefined && Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO time, got ${JSON.stringify(values.now)}`);
     const concurrency = intFlag('concurrency', values.concurrency, 64);
     const limit = values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0);
 
@@ -146,6 +161,10 @@ export const command: Command = {
         checkpointSeconds: intFlag('checkpoint-interval', values['checkpoint-interval'], 300, 0),
         shard,
         stage,
+        previous: values.previous === undefined ? 'auto' : values.previous === 'none' ? null : values.previous,
+        revalidate: values.revalidate ?? false,
+        keepBodies: !values['no-bodies'],
+        now,
         signal: controller.signal,
         stats,
         fetch: {

@@ -20,7 +20,9 @@ The first stdout line is the flags that point a crawl at it:
   --fixtures DIR     also serve hand-written fixture hosts (DIR/<host>/<path>, _routes.json)
   --latency MIN-MAX  per-host answer delay in ms, e.g. 5-200 (default none)
   --no-hostile       do not sprinkle hostile hosts into the list (hostile-<kind>.test stay served)
-  --port P           port to listen on (default: any free port)`;
+  --port P           port to listen on (default: any free port)
+  --epoch E          night of the simulated web: at E > 0 a fixed 5% of sites serve a revised
+                     ads.txt (for incremental-crawl tests and benchmarks; default 0)`;
 
 async function writeLines(file: string, lines: Iterable<string>): Promise<void> {
   const out = createWriteStream(file);
@@ -60,6 +62,7 @@ export const command: Command = {
       latency: { type: 'string' },
       'no-hostile': { type: 'boolean' },
       port: { type: 'string' },
+      epoch: { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
     const hosts = intFlag('hosts', values.hosts, 1000, 0);
@@ -71,6 +74,7 @@ export const command: Command = {
       hostile: !values['no-hostile'],
       apps: intFlag('apps', values.apps, Math.max(10, Math.floor(hosts / 10)), 0),
       port: intFlag('port', values.port, 0, 0),
+      epoch: intFlag('epoch', values.epoch, 0, 0),
     };
     const { startSimweb } = await import('../../simweb/index.js');
     const web = await startSimweb(options);

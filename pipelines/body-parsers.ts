@@ -1,0 +1,114 @@
+import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse/adstxt/index.js';
+import { RobotsParser, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
+import { SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
+import { issueRow } from '../src/tables/rows.js';
+import type { RowEmitter } from './context.js';
+
+/**
+ * From a body's bytes to table rows, per file kind: the one place both the crawl and `adsnap
+ * reparse` turn parser events into rows. Each reads the body as a stream and waits for the
+ * writer after every chunk (backpressure).
+ */
+export interface IssueCounts {
+  errors: number;
+  warnings: number;
+}
+
+export async function parseAdsBody(
+  out: RowEmitter,
+  subject: string,
+  fileKind: AdsFileKind,
+  body: AsyncIterable<Uint8Array>,
+  named?: Set<string>,
+): Promise<{ summary: AdsTxtSummary; counts: IssueCounts }> {
+  const counts: IssueCounts = { errors: 0, warnings: 0 };
+  const parser = new AdsTxtParser(
+    {
+      onRecord(r) {
+        named?.add(r.adSystemDomain);
+        out.emit('ads_records', {
+          subject,
+          file_kind: fileKind,
+          line_no: r.lineNo,
+          ad_system_domain: r.adSystemDomain,
+          seller_account_id: r.sellerAccountId,
+          relationship: r.relationship,
+          cert_authority_id: r.certAuthorityId,
+          extension: r.extension,
+        });
+      },
+      onVariable(v) {
+        out.emit('ads_variables', { subject, file_kind: fileKind, line_no: v.lineNo, name: v.name, value: v.value, value_domain: v.valueDomain, value_country: v.valueCountry });
+      },
+      onIssue(i) {
+        count(counts, i.severity);
+        out.emit('parse_issues', issueRow(subject, fileKind, i));
+      },
+    },
+    { fileKind },
+  );
+  for await (const chunk of body) {
+    parser.push(chunk);
+    await out.settle();
+  }
+  return { summary: parser.end(), counts };
+}
+
+export async function parseRobotsBody(body: AsyncIterable<Uint8Array>): Promise<RobotsTxt> {
+  const parser = new RobotsParser();
+  for await (const chunk of body) parser.push(chunk);
+  return parser.end();
+}
+
+/** robots_rules, robots_sitemaps, parse_issues of a parsed robots.txt and the verdicts of its policy; returns the rule count. */
+export function emitRobots(out: RowEmitter, host: string, txt: RobotsTxt | null, policy: RobotsPolicy, agents: readonly string[], paths: readonly string[]): number {
+  let rules = 0;
+  if (txt) {
+    for (const g of txt.groups) {
+      for (const ua of g.userAgents) {
+        for (const r of g.rules) {
+          out.emit('robots_rules', { host, group_no: g.groupNo, user_agent: ua, directive: r.directive, path: r.path, line_no: r.lineNo });
+          rules++;
+        }
+      }
+    }
+    for (const s of txt.sitemaps) out.emit('robots_sitemaps', { host, url: s.url, line_no: s.lineNo });
+    for (const i of txt.issues) out.emit('parse_issues', issueRow(host, 'robots.txt', i));
+  }
+  for (const v of verdicts(policy, agents, paths)) {
+    out.emit('robots_verdicts', { host, user_agent: v.userAgent, path: v.path, allowed: v.allowed, matched_line: v.matchedLine, policy: v.policy });
+  }
+  return rules;
+}
+
+export async function parseSellersBody(out: RowEmitter, domain: string, body: AsyncIterable<Uint8Array>): Promise<{ summary: SellersSummary; counts: IssueCounts }> {
+  const counts: IssueCounts = { errors: 0, warnings: 0 };
+  const parser = new SellersJsonParser({
+    onSeller(s) {
+      out.emit('sellers', {
+        ad_system_domain: domain,
+        seller_id: s.sellerId,
+        seller_type: s.sellerType,
+        name: s.name,
+        domain: s.domain,
+        is_confidential: s.isConfidential,
+        is_passthrough: s.isPassthrough,
+        comment: s.comment,
+      });
+    },
+    onIssue(i) {
+      count(counts, i.severity);
+      out.emit('parse_issues', issueRow(domain, 'sellers.json', i));
+    },
+  });
+  for await (const chunk of body) {
+    parser.push(chunk);
+    await out.settle();
+  }
+  return { summary: parser.end(), counts };
+}
+
+function count(c: IssueCounts, severity: string): void {
+  if (severity === 'error') c.errors++;
+  else if (severity === 'warning') c.warnings++;
+}

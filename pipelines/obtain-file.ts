@@ -1,0 +1,153 @@
+import type { FetchKind, FetchOutcome, ResponseMeta } from '../src/fetch/index.js';
+import { carryForwardAllowed, ageDays, freshUntil, isFresh } from '../src/resolve/freshness.js';
+import { statusFromFetch } from '../src/resolve/file-status.js';
+import type { PreviousFile } from '../src/store/previous-snapshot.js';
+import type { CrawlContext } from './context.js';
+
+/**
+ * How a file's body is obtained (issue 7, ads.txt 1.1 §3.1 and §3.6, RFC 9309 §2.4):
+ * - `cached`: the earlier snapshot's copy is still fresh (its Cache-Control/Expires lifetime, or
+ *   7 days for ads.txt, at most 24 h for robots.txt): reused without a request;
+ * - `not_modified`: a conditional request with the earlier validators answered 304;
+ * - `carried_forward`: the request failed and the earlier copy may stand in for it;
+ * - `fetched`: an ordinary answer, whose body is also kept in the content-addressed store.
+ * In every case the body is streamed through the same parser, so the tables always hold the
+ * snapshot's full data.
+ */
+export type Reuse = 'cached' | 'not_modified' | 'carried_forward';
+
+export interface Obtained<T> {
+  /** The request made, or null when the earlier copy was fresh. */
+  outcome: FetchOutcome<T> | null;
+  /** What the parser returned (from the network or from the stored earlier body). */
+  body: T | null;
+  reuse: Reuse | null;
+  previous: PreviousFile | null;
+  /** Columns of the `files` row that depend on where the body came from. */
+  file: {
+    url: string | null;
+    httpStatus: number | null;
+    contentType: string | null;
+    bytes: number | null;
+    sha256: string | null;
+    etag: string | null;
+    lastModified: string | null;
+    fetchedAt: Date | null;
+    freshUntil: Date | null;
+    ageDays: number | null;
+    truncated: boolean;
+    /** files.status decided by the fetch alone (404, unreachable…), or null when a body was read. */
+    fetchStatus: ReturnType<typeof statusFromFetch>;
+  };
+}
+
+export async function obtainFile<T>(
+  ctx: CrawlContext,
+  req: { url: string; kind: FetchKind; subject: string },
+  consume: (body: AsyncIterable<Uint8Array>, meta: ResponseMeta | null) => Promise<T>,
+): Promise<Obtained<T>> {
+  const inc = ctx.incremental;
+  const prev = inc ? await inc.previous.get(req.subject, fileKindOf(req.kind)) : null;
+  const reusable = prev !== null && prev.sha256 !== null && prev.hasBody && prev.fetchedAt !== null;
+
+  if (inc && reusable && !inc.revalidate && isFresh(prev.freshUntil, inc.now)) {
+    const body = await replay(ctx, prev, consume);
+    if (body !== null) return reused('cached', prev, body, null, inc.now);
+  }
+
+  const validators = inc && reusable ? { etag: prev.etag, lastModified: prev.lastModified } : undefined;
+  const writer = ctx.bodies?.writer() ?? null;
+  const outcome = await ctx.fetcher.fetch({ ...req, validators, signal: ctx.signal }, async (stream, meta) => {
+    const tee = writer ? teeInto(stream, writer) : stream;
+    return consume(tee, meta);
+  });
+  ctx.out.fetches(outcome, ctx.stats);
+  if (writer) {
+    if (outcome.body !== null && !outcome.notModified) await writer.finish().catch(() => writer.abort());
+    else await writer.abort();
+  }
+
+  if (inc && reusable && outcome.notModified) {
+    const body = await replay(ctx, prev, consume);
+    if (body !== null) {
+      const r = reused('not_modified', prev, body, outcome, inc.now);
+      r.file.httpStatus = outcome.status;
+      r.file.etag = outcome.etag ?? prev.etag;
+      r.file.lastModified = outcome.lastModified ?? prev.lastModified;
+      // A 304 confirms the earlier copy as of now: it is as good as freshly fetched (§3.1 windows count from here).
+      r.file.fetchedAt = inc.now;
+      r.file.ageDays = null;
+      r.file.freshUntil = freshUntil(req.kind, inc.now, { cacheControl: outcome.cacheControl, expires: outcome.expires });
+      return r;
+    }
+  }
+  const fetchStatus = statusFromFetch(outcome.status, outcome.error);
+  if (inc && reusable && fetchStatus !== null && carryForwardAllowed(req.kind, prev.fetchedAt!, inc.now, { failure: { status: fetchStatus, httpStatus: outcome.status }, earlierFreshUntil: prev.freshUntil })) {
+    const body = await replay(ctx, prev, consume);
+    if (body !== null) return reused('carried_forward', prev, body, outcome, inc.now);
+  }
+  // On the run's clock (--now shifts it, for tests, benchmarks and backfills).
+  const fetchedAt = new Date((outcome.rows[0]?.started_at ?? new Date()).getTime() + ctx.clockOffsetMs);
+  return {
+    outcome,
+    body: outcome.body,
+    reuse: null,
+    previous: prev,
+    file: {
+      url: outcome.body !== null ? outcome.finalUrl : null,
+      httpStatus: outcome.status,
+      contentType: outcome.contentType,
+      bytes: outcome.bytes,
+      sha256: outcome.sha256,
+      etag: outcome.etag,
+      lastModified: outcome.lastModified,
+      fetchedAt,
+      freshUntil: outcome.body !== null ? freshUntil(req.kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires }) : null,
+      ageDays: null,
+      truncated: outcome.truncated,
+      fetchStatus,
+    },
+  };
+}
+
+function reused<T>(reuse: Reuse, prev: PreviousFile, body: T, outcome: FetchOutcome<T> | null, now: Date): Obtained<T> {
+  return {
+    outcome,
+    body,
+    reuse,
+    previous: prev,
+    file: {
+      url: prev.url,
+      httpStatus: prev.httpStatus,
+      contentType: prev.contentType,
+      bytes: null,
+      sha256: prev.sha256,
+      etag: prev.etag,
+      lastModified: prev.lastModified,
+      fetchedAt: prev.fetchedAt,
+      freshUntil: prev.freshUntil,
+      ageDays: Math.round(ageDays(prev.fetchedAt!, now) * 1000) / 1000,
+      truncated: false,
+      fetchStatus: null,
+    },
+  };
+}
+
+/** Streams the stored earlier body through the parser; null when it is gone from the store. */
+async function replay<T>(ctx: CrawlContext, prev: PreviousFile, consume: (body: AsyncIterable<Uint8Array>, meta: ResponseMeta | null) => Promise<T>): Promise<T | null> {
+  const stream = await ctx.incremental!.earlierBodies.open(prev.sha256!);
+  if (!stream) return null;
+  return consume(stream, null);
+}
+
+async function* teeInto(stream: AsyncIterable<Uint8Array>, writer: { push(c: Uint8Array): void | Promise<void> }): AsyncGenerator<Uint8Array> {
+  for await (const chunk of stream) {
+    const p = writer.push(chunk);
+    if (p) await p;
+    yield chunk;
+  }
+}
+
+function fileKindOf(kind: FetchKind): string {
+  return kind === 'store_page' ? 'store_page' : kind;
+}

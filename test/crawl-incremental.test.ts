@@ -1,0 +1,121 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSnapshotDb } from '../pipelines/summary.js';
+import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { runCli } from './helpers/run-cli.js';
+
+/**
+ * Issue 7, incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4): night 1 on the simulated
+ * web, then night 2 on the same web where 5% of the ads.txt files changed (simweb epoch 1).
+ */
+const DAY = 86_400_000;
+let tmp: string;
+let list: string;
+let out: string;
+let night1: Date;
+
+async function crawlNight(epoch: number, date: string, extra: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const web: Simweb = await startSimweb({ hosts: 120, apps: 0, hostile: false, epoch });
+  try {
+    if (!list) {
+      list = path.join(tmp, 'domains.txt');
+      writeFileSync(list, [...web.domains()].join('\n') + '\n');
+    }
+    // A site that is unreachable on night 2 only (its connection is refused).
+    return await runCli(['crawl', '--domains', list, '--out', out, '--snapshot-date', date, '--progress', 'none', '--no-sellers', '--concurrency', '16', ...extra, ...web.connectArgs]);
+  } finally {
+    await web.close();
+  }
+}
+
+const at = (offsetMs: number) => new Date(night1.getTime() + offsetMs).toISOString();
+
+beforeAll(async () => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-incremental-'));
+  out = path.join(tmp, 'out');
+  night1 = new Date();
+  const r = await crawlNight(0, '2026-11-21', []);
+  expect(r.code, r.stderr).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+describe('incremental snapshots', () => {
+  it('keeps every fetched body content-addressed under DIR/_bodies', () => {
+    const dirs = readdirSync(path.join(out, '_bodies')).filter((d) => /^[0-9a-f]{2}$/.test(d));
+    expect(dirs.length).toBeGreaterThan(10);
+  });
+
+  it('a week later: stale copies revalidated (304 reuses the earlier body), the 5% that changed fetched again', async () => {
+    // Night 2, eight days later: every ads.txt (7-day default) and robots.txt (24 h) is stale.
+    const r = await crawlNight(1, '2026-11-22', ['--now', at(8 * DAY)]);
+    expect(r.code, r.stderr).toBe(0);
+    const db = await openSnapshotDb(out);
+    try {
+      const byStatus = Object.fromEntries(
+        (await db.rows(`SELECT status, count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'ads.txt' GROUP BY 1`)).map((x) => [x.status, x.n]),
+      );
+      expect(byStatus.not_modified).toBeGreaterThan(10); // 304 to If-None-Match: the earlier body reused
+      expect(byStatus.ok ?? 0).toBeGreaterThan(0); // the 5% that changed
+      expect(byStatus.ok ?? 0).toBeLessThan(byStatus.not_modified as number);
+      // A reused file still has its records in this snapshot, identical to night 1's.
+      const same = await db.rows(`
+        SELECT f2.subject,
+               (SELECT count(*) FROM ads_records r WHERE r.snapshot_date = DATE '2026-11-21' AND r.subject = f2.subject) AS n1,
+               (SELECT count(*) FROM ads_records r WHERE r.snapshot_date = DATE '2026-11-22' AND r.subject = f2.subject) AS n2,
+               f2.records, f2.sha256 = f1.sha256 AS same_body
+        FROM files f2 JOIN files f1 ON f1.subject = f2.subject AND f1.file_kind = f2.file_kind AND f1.snapshot_date = DATE '2026-11-21'
+        WHERE f2.snapshot_date = DATE '2026-11-22' AND f2.file_kind = 'ads.txt' AND f2.status = 'not_modified'`);
+      expect(same.length).toBeGreaterThan(10);
+      for (const row of same) expect(row, String(row.subject)).toMatchObject({ n2: row.n1, records: row.n1, same_body: true });
+      const [robots] = await db.rows(`SELECT count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'robots.txt' AND status = 'not_modified'`);
+      expect(robots!.n).toBeGreaterThan(10);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
+  it('within freshness nothing is requested again (cached)', async () => {
+    const r = await crawlNight(1, '2026-11-23', ['--now', at(8 * DAY + 3_600_000)]);
+    expect(r.code, r.stderr).toBe(0);
+    const db = await openSnapshotDb(out);
+    try {
+      const [files] = await db.rows(`SELECT count(*) FILTER (WHERE status = 'cached') AS cached, count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-23' AND file_kind IN ('ads.txt', 'robots.txt')`);
+      expect(files!.cached).toBeGreaterThan((files!.n as number) / 2);
+      const [fetches] = await db.rows(`SELECT count(*) AS n FROM fetches WHERE snapshot_date = DATE '2026-11-23' AND file_kind = 'ads.txt'`);
+      const [fetches1] = await db.rows(`SELECT count(*) AS n FROM fetches WHERE snapshot_date = DATE '2026-11-21' AND file_kind = 'ads.txt'`);
+      expect(fetches!.n).toBeLessThan((fetches1!.n as number) / 2);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
+  it('ads.txt 1.1 §3.1: a site that fails is carried forward from its last good copy, with its age', async () => {
+    const db1 = await openSnapshotDb(out);
+    const [{ subject: down, records }] = (await db1.rows(
+      `SELECT subject, records FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'ads.txt' AND status = 'not_modified' AND via = 'root' ORDER BY subject LIMIT 1`,
+    )) as [{ subject: string; records: number }];
+    db1.close();
+    // Two days after that revalidation, the site refuses connections; --revalidate asks every site.
+    const r = await crawlNight(1, '2026-11-24', ['--now', at(10 * DAY), '--revalidate', '--connect-to', `${down}:443:127.0.0.1:1`, '--connect-to', `${down}:80:127.0.0.1:1`]);
+    expect(r.code, r.stderr).toBe(0);
+    const db = await openSnapshotDb(out);
+    try {
+      const [carried] = await db.rows(`SELECT status, age_days, records FROM files WHERE snapshot_date = DATE '2026-11-24' AND subject = '${down}' AND file_kind = 'ads.txt'`);
+      expect(carried).toMatchObject({ status: 'carried_forward', records });
+      expect(Number(carried!.age_days)).toBeGreaterThan(1.9);
+      expect(Number(carried!.age_days)).toBeLessThan(2.1);
+      const [refused] = await db.rows(`SELECT error FROM fetches WHERE snapshot_date = DATE '2026-11-24' AND host = '${down}' AND file_kind = 'ads.txt' LIMIT 1`);
+      expect(refused!.error).toBe('connect');
+      const [n] = await db.rows(`SELECT count(*) AS n FROM ads_records WHERE snapshot_date = DATE '2026-11-24' AND subject = '${down}'`);
+      expect(n!.n).toBe(records);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+});
