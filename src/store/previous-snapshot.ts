@@ -98,6 +98,13 @@ export class PreviousSnapshot {
     return run;
   }
 
+  /** Bytes DuckDB holds for this snapshot (its `prev` table and buffers). */
+  async memoryBytes(): Promise<number> {
+    const run = this.chain.then(async () => Number((await this.con.runAndReadAll('SELECT sum(memory_usage_bytes) FROM duckdb_memory()')).getRows()[0]![0] ?? 0));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
