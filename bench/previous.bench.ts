@@ -154,7 +154,7 @@ async function codecRows(): Promise<string[]> {
 
 export async function run(): Promise<void> {
   console.log('\n### PreviousSnapshot.lookup, batches of 1000 keys in random order (+10% absent keys)\n');
-  console.log('| files rows | open | per key (no body check) | per key (with body check) | DuckDB memory | process RSS after open | after lookups |');
+  console.log('| files rows | open | per key (no body check) | per key (with body check) | index memory | process RSS after open | after lookups |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|');
   console.log(await lookupRow(100_000));
   if (process.env.ADSNAP_BENCH_PREV_1M === '1') console.log(await lookupRow(1_000_000));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row } from '../schemas/tables.js';
 import { openSnapshotWriter, writeRunManifest } from '../src/sink/index.js';
 import { BodyStore } from '../src/store/body-store.js';
+import { fnv1a, KeyedPayloadsBuilder } from '../src/store/keyed-payloads.js';
 import { completedRuns, findPreviousSnapshot, hasReusableData, PreviousSnapshot, previousKey } from '../src/store/previous-snapshot.js';
 
 const enc = new TextEncoder();
@@ -177,5 +178,30 @@ describe('PreviousSnapshot: files written before the validator columns, and stor
   it('answers store_page keys from the fetches table (subject = app key)', async () => {
     const f = (await snap.lookup([key('play.google.com:x.y', 'store_page')])).get('store_page play.google.com:x.y')!;
     expect(f).toMatchObject({ status: 'ok', httpStatus: 200, etag: '"p"', sha256: 'a'.repeat(64), fetchedAt: at('2026-10-01T07:00:00Z'), hasBody: false });
+  });
+});
+
+describe('KeyedPayloads: the compact index behind lookups', () => {
+  it('finds every key, misses absent ones, and resolves 32-bit hash collisions by the stored key', () => {
+    // Two keys with the same FNV-1a hash (found by search), plus unicode and many others.
+    const [c1, c2] = ['ads.txt s449599.com', 'ads.txt s612382.com'];
+    expect(fnv1a(c1)).toBe(fnv1a(c2));
+    const b = new KeyedPayloadsBuilder();
+    const keys = [c1, c2, 'ads.txt bücher.de', ...Array.from({ length: 5000 }, (_, i) => `robots.txt h${i}.example`)];
+    keys.forEach((k, i) => b.add(k, JSON.stringify([i, k, 'é'])));
+    const m = b.build();
+    expect(m.size).toBe(keys.length);
+    keys.forEach((k, i) => expect(m.get(k)).toBe(JSON.stringify([i, k, 'é'])));
+    expect(m.get('ads.txt s0.com')).toBeNull();
+    expect(m.get('')).toBeNull();
+    expect(m.bytes).toBeGreaterThan(5000 * 20);
+  });
+
+  it('spans several slabs when the records exceed one', () => {
+    const b = new KeyedPayloadsBuilder();
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    for (let i = 0; i < 8; i++) b.add(`k${i}`, big + i);
+    const m = b.build();
+    for (let i = 0; i < 8; i++) expect(m.get(`k${i}`)).toBe(big + i);
   });
 });
