@@ -5,14 +5,25 @@
  * this simulated web allow. The simulated web runs in its own process; the crawl's CPU time and
  * peak RSS come from its run manifest (process.resourceUsage, worker threads included).
  *
- *   npm run bench -- crawl
- *   ADSNAP_BENCH_DOMAINS=10000,100000,1000000 ADSNAP_BENCH_BARE=0 npm run bench -- crawl   (RSS scaling)
+ * The crawl's resident memory is also sampled every second from /proc (Linux), so the table shows
+ * where the peak came (RSS at 25/50/75/100 % of the run), not only how high it went.
+ *
+ *   npm run bench -- crawl                                     (100,000 domains; ADSNAP_BENCH_DOMAINS=10000,… for others)
+ *   ADSNAP_BENCH_DOMAINS=10000,100000,1000000 ADSNAP_BENCH_BARE=0 ADSNAP_BENCH_LATENCY=0 ADSNAP_BENCH_HTTP=1 npm run bench -- crawl
+ *
+ * The second line is the memory-scaling mode: no bare loop, no injected latency, and HTTPS
+ * refused (`--connect-to :443:` a closed port) so every file comes over HTTP after the fallback
+ * (ads.txt 1.1 §3.1). It keeps every table, the writer, the pools and the per-run sets as in a
+ * real crawl while skipping the TLS handshakes that bound the simulated web to ~100 sites/s,
+ * so a million domains fit in well under an hour.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { Agent, request } from 'undici';
 import { repoRoot } from './corpus.js';
 
@@ -20,6 +31,7 @@ const SIZES = (process.env.ADSNAP_BENCH_DOMAINS ?? '100000').split(',').map(Numb
 const CONCURRENCY = Number(process.env.ADSNAP_BENCH_CONCURRENCY ?? 256);
 const LATENCY = process.env.ADSNAP_BENCH_LATENCY ?? '20-300';
 const WITH_BARE = process.env.ADSNAP_BENCH_BARE !== '0';
+const HTTP_ONLY = process.env.ADSNAP_BENCH_HTTP === '1';
 const bin = path.join(repoRoot, 'bin', 'adsnap.js');
 
 interface Web {
@@ -32,7 +44,8 @@ interface Web {
 
 async function startWeb(hosts: number, tmp: string): Promise<Web> {
   const list = path.join(tmp, `domains-${hosts}.txt`);
-  const child = spawn(process.execPath, [bin, 'simweb', '--hosts', String(hosts), '--latency', LATENCY, '--list', list, '--no-hostile'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const latency = LATENCY === '0' ? [] : ['--latency', LATENCY];
+  const child = spawn(process.execPath, [bin, 'simweb', '--hosts', String(hosts), ...latency, '--list', list, '--no-hostile'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const first = await new Promise<string>((resolve, reject) => {
     let buf = '';
     child.stdout!.on('data', (d) => {
@@ -42,8 +55,35 @@ async function startWeb(hosts: number, tmp: string): Promise<Web> {
     });
     child.on('exit', (c) => reject(new Error(`simweb exited ${c}`)));
   });
-  const args = first.split(' ');
+  let args = first.split(' ');
+  if (HTTP_ONLY) {
+    // A port nothing listens on: every HTTPS connect is refused at once and the fetch falls back to HTTP.
+    const probe = createServer();
+    const closed = await new Promise<number>((r) => probe.listen(0, '127.0.0.1', () => r((probe.address() as AddressInfo).port)));
+    await new Promise((r) => probe.close(r));
+    args = args.map((a) => (a.startsWith(':443:') ? `:443:127.0.0.1:${closed}` : a));
+  }
   return { child, port: Number(/127\.0\.0\.1:(\d+)/.exec(first)![1]), args, list, caPem: readFileSync(args[args.indexOf('--cacert') + 1]!, 'utf8') };
+}
+
+/** Resident memory of a process in MB from /proc (Linux); null elsewhere. */
+function rssOf(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** HTTP requests the crawl sent: every try of every hop (`fetches.attempts`), read back with DuckDB. */
+async function httpRequests(out: string): Promise<number> {
+  const db = await DuckDBInstance.create(':memory:');
+  const con = await db.connect();
+  const r = await con.runAndReadAll(`SELECT sum(attempts)::BIGINT FROM read_parquet('${path.join(out, 'fetches', '*', '*.parquet')}')`);
+  const n = Number(r.getRows()[0]![0]);
+  con.closeSync();
+  return n;
 }
 
 async function crawlOnce(web: Web, out: string) {
@@ -51,12 +91,25 @@ async function crawlOnce(web: Web, out: string) {
   const child = spawn(process.execPath, [bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
+  const samples: number[] = [];
+  const sampler = setInterval(() => {
+    const mb = rssOf(child.pid!);
+    if (mb !== null) samples.push(mb);
+  }, 1000);
   const code = await new Promise<number | null>((r) => child.on('exit', r));
+  clearInterval(sampler);
   const wallS = (performance.now() - t0) / 1000;
   if (code !== 0) throw new Error(`crawl failed (${code}): ${stderr.slice(-2000)}`);
-  const runs = await readdir(path.join(out, '_runs'));
+  const runs = (await readdir(path.join(out, '_runs'))).filter((f) => f.endsWith('.json'));
   const manifest = JSON.parse(readFileSync(path.join(out, '_runs', runs[0]!), 'utf8'));
-  return { wallS, cpuS: manifest.resources.cpu_user_s + manifest.resources.cpu_system_s, rssMb: manifest.resources.max_rss_mb as number, requests: manifest.counts.requests as number };
+  const at = (q: number) => (samples.length ? samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]! : null);
+  return {
+    wallS,
+    cpuS: manifest.resources.cpu_user_s + manifest.resources.cpu_system_s,
+    rssMb: manifest.resources.max_rss_mb as number,
+    rssTrend: [0.25, 0.5, 0.75].map(at),
+    requests: await httpRequests(out),
+  };
 }
 
 /** The same requests, done as plainly as undici allows: per domain robots.txt then ads.txt. */
@@ -96,9 +149,12 @@ async function bareLoop(web: Web, domains: string[]) {
 
 export async function run(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-bench-crawl-'));
-  console.log(`concurrency ${CONCURRENCY}, injected latency ${LATENCY} ms per answer, simulated web in its own process, sellers.json phase off`);
-  console.log('| run | domains | wall s | domains/s | requests | CPU s / 1k domains | peak RSS |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(
+    `concurrency ${CONCURRENCY}, injected latency ${LATENCY} ms per answer, simulated web in its own process, sellers.json phase off` +
+      (HTTP_ONLY ? ', HTTPS refused (every file over HTTP after the fallback)' : ''),
+  );
+  console.log('| run | domains | wall s | domains/s | HTTP requests | CPU s / 1k domains | peak RSS | RSS at 25/50/75 % of the run |');
+  console.log('|---|---|---|---|---|---|---|---|');
   try {
     for (const n of SIZES) {
       const web = await startWeb(n, tmp);
@@ -107,10 +163,11 @@ export async function run(): Promise<void> {
         let bare: Awaited<ReturnType<typeof bareLoop>> | null = null;
         if (WITH_BARE) {
           bare = await bareLoop(web, domains);
-          console.log(`| bare undici loop | ${n} | ${bare.wallS.toFixed(1)} | ${(n / bare.wallS).toFixed(0)} | ${bare.requests} | ${((bare.cpuS / n) * 1000).toFixed(2)} | — |`);
+          console.log(`| bare undici loop | ${n} | ${bare.wallS.toFixed(1)} | ${(n / bare.wallS).toFixed(0)} | ${bare.requests} | ${((bare.cpuS / n) * 1000).toFixed(2)} | — | — |`);
         }
         const c = await crawlOnce(web, path.join(tmp, `out-${n}`));
-        console.log(`| adsnap crawl | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${c.requests} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB |`);
+        const trend = c.rssTrend.map((x) => (x === null ? '?' : `${x}`)).join(' / ');
+        console.log(`| adsnap crawl | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${c.requests} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB | ${trend} MB |`);
         if (bare) console.log(`\ncrawl throughput at ${n}: ${((100 * bare.wallS) / c.wallS).toFixed(0)}% of the bare loop (target ≥ 70%)\n`);
       } finally {
         web.child.kill('SIGTERM');
