@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Row, TableName } from '../schemas/tables.js';
+import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
+import { adsFileStatus, type FileStatus } from '../src/resolve/file-status.js';
+import { openSnapshotWriter, partitionDir, writeRunManifest } from '../src/sink/index.js';
+import { publishPart } from '../src/sink/part-files.js';
+import { BodyStore } from '../src/store/body-store.js';
+import { version } from '../src/version.js';
+import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody } from './body-parsers.js';
+import { RowEmitter } from './context.js';
+import { policyOf } from './robots-job.js';
+import { openSnapshotDb } from './summary.js';
+
+/**
+ * `adsnap reparse` (issue 7): rebuilds one snapshot's parsed tables from the bodies kept in
+ * DIR/_bodies, with the current parsers, without fetching anything. What the crawl observed on
+ * the network — `targets`, `fetches`, `hops`, `apps` — is copied as it was; everything parsed
+ * from bodies — `files` counts and statuses, `ads_records`, `ads_variables`, `parse_issues`,
+ * `robots_*`, `sellers` — is produced again. The result is written to another snapshot root.
+ */
+const COPIED: readonly TableName[] = ['targets', 'fetches', 'hops', 'apps'];
+const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'sellers'];
+/** Statuses that come from parsing a 2xx body (recomputed); reuse statuses keep their name. */
+const PARSED = new Set(['ok', 'placeholder', 'empty', 'html', 'invalid_content_type']);
+
+export interface ReparseOptions {
+  source: string;
+  outDir: string;
+  /** @default the latest snapshot date in `source` */
+  snapshotDate?: string;
+}
+
+export interface ReparseResult {
+  snapshotDate: string;
+  runId: string;
+  manifestPath: string;
+  reparsed: number;
+  withoutBody: number;
+  tables: Record<string, { rows: number; parts: string[] }>;
+}
+
+export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
+  if (path.resolve(o.source) === path.resolve(o.outDir)) throw new Error('reparse writes a rebuilt snapshot to another --out directory');
+  const db = await openSnapshotDb(o.source);
+  try {
+    const [latest] = await db.rows(`SELECT strftime(max(snapshot_date), '%Y-%m-%d') AS d FROM files`);
+    const snapshotDate = o.snapshotDate ?? (latest?.d as string | null);
+    if (!snapshotDate) throw new Error(`no snapshot in ${o.source}`);
+    const runId = `reparse-${snapshotDate}-${randomUUID().slice(0, 8)}`;
+    for (const t of COPIED) await copyParts(o.source, o.outDir, t, snapshotDate);
+
+    const writer = await openSnapshotWriter({ outDir: o.outDir, snapshotDate, runId, tables: REBUILT });
+    const out = new RowEmitter(writer);
+    const bodies = BodyStore.forSnapshot(o.source);
+    let reparsed = 0;
+    let withoutBody = 0;
+    try {
+      const files = await db.rows(`SELECT * EXCLUDE (snapshot_date) FROM files WHERE snapshot_date = DATE '${snapshotDate}' ORDER BY file_kind, subject`);
+      for (const f of files as unknown as Row<'files'>[]) {
+        const stream = f.sha256 ? await bodies.open(f.sha256) : null;
+        if (stream) reparsed++;
+        else withoutBody++;
+        out.emit('files', await rebuildFile(out, db, snapshotDate, f, stream));
+        await out.settle();
+      }
+      const committed = await writer.commit();
+      const manifestPath = await writeRunManifest(o.outDir, runId, {
+        run_id: runId,
+        snapshot_date: snapshotDate,
+        adsnap_version: version,
+        reparse_of: path.resolve(o.source),
+        files_reparsed: reparsed,
+        files_without_body: withoutBody,
+        copied_tables: COPIED,
+        tables: committed.tables,
+        finished_at: new Date().toISOString(),
+      });
+      return { snapshotDate, runId, manifestPath, reparsed, withoutBody, tables: committed.tables };
+    } catch (err) {
+      await writer.abort();
+      throw err;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null): Promise<Row<'files'>> {
+  const row = { ...f };
+  if (f.file_kind === 'ads.txt' || f.file_kind === 'app-ads.txt') {
+    if (!stream) return row;
+    const { summary, counts } = await parseAdsBody(out, f.subject, f.file_kind, stream);
+    const parsed = adsFileStatus({ parseStatus: summary.status, contentType: f.content_type, truncated: f.status === 'too_large', records: summary.records, variables: summary.variables });
+    Object.assign(row, { records: summary.records, variables: summary.variables, errors: counts.errors, warnings: counts.warnings, valid: parsed.valid });
+    if (PARSED.has(f.status ?? '')) row.status = parsed.status;
+    return row;
+  }
+  if (f.file_kind === 'robots.txt') {
+    const txt = stream ? await parseRobotsBody(stream) : null;
+    const reused = f.status === 'cached' || f.status === 'not_modified' || f.status === 'carried_forward';
+    const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, reused);
+    const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS);
+    if (txt) Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error'), warnings: count(txt.issues, 'warning') });
+    return row;
+  }
+  if (f.file_kind === 'sellers.json') {
+    if (stream) {
+      const { summary, counts } = await parseSellersBody(out, f.subject, stream);
+      Object.assign(row, { records: summary.sellers, errors: counts.errors, warnings: counts.warnings, valid: summary.status === 'ok' });
+      if (PARSED.has(f.status ?? '') || f.status === 'invalid_json' || f.status === 'not_sellers_json') row.status = (summary.status === 'ok' ? 'ok' : summary.status) as FileStatus;
+      return row;
+    }
+    // Too large to have been kept (over the body store's cap): its rows are copied as they were.
+    const q = (t: string) => db.rows(`SELECT * EXCLUDE (snapshot_date) FROM ${t} WHERE snapshot_date = DATE '${date}' AND ${t === 'sellers' ? 'ad_system_domain' : 'subject'} = '${f.subject.replace(/'/g, "''")}'${t === 'parse_issues' ? " AND file_kind = 'sellers.json'" : ''}`);
+    for (const s of await q('sellers')) out.emit('sellers', s as unknown as Row<'sellers'>);
+    for (const i of await q('parse_issues')) out.emit('parse_issues', i as unknown as Row<'parse_issues'>);
+  }
+  return row;
+}
+
+function count(issues: readonly { severity: string }[], severity: string): number {
+  return issues.filter((i) => i.severity === severity).length;
+}
+
+async function copyParts(source: string, outDir: string, table: TableName, date: string): Promise<void> {
+  const from = partitionDir(source, table, date);
+  const to = partitionDir(outDir, table, date);
+  await mkdir(to, { recursive: true });
+  for (const name of (await readdir(from).catch(() => [] as string[])).filter((n) => n.endsWith('.parquet')).sort()) {
+    const tmp = path.join(to, `.copy-${randomUUID().slice(0, 8)}-${name}.tmp`);
+    await copyFile(path.join(from, name), tmp);
+    await publishPart(to, tmp);
+  }
+}

@@ -1,0 +1,61 @@
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSnapshotDb } from '../pipelines/summary.js';
+import { tables } from '../schemas/tables.js';
+import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { repoRoot } from './helpers/corpus.js';
+import { runCli } from './helpers/run-cli.js';
+
+const fixtures = path.join(repoRoot, 'data-samples', 'simweb-fixtures');
+let web: Simweb;
+let tmp: string;
+
+beforeAll(async () => {
+  web = await startSimweb({ hosts: 40, apps: 4, hostile: false, fixturesDir: fixtures });
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-reparse-'));
+});
+
+afterAll(async () => {
+  await web?.close();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+async function allRows(out: string): Promise<Record<string, string[]>> {
+  const db = await openSnapshotDb(out);
+  try {
+    const result: Record<string, string[]> = {};
+    for (const name of Object.keys(tables)) result[name] = (await db.rows(`SELECT * FROM ${name}`)).map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))).sort();
+    return result;
+  } finally {
+    db.close();
+  }
+}
+
+describe('adsnap reparse', () => {
+  it('issue 7: rebuilds every table of a snapshot from its kept bodies, without fetching, row for row', async () => {
+    const list = path.join(tmp, 'domains.txt');
+    (await import('node:fs')).writeFileSync(list, [...web.domains()].join('\n') + '\n' + (await import('node:fs')).readFileSync(path.join(fixtures, 'domains.txt'), 'utf8'));
+    const crawled = path.join(tmp, 'crawled');
+    const c = await runCli(['crawl', '--domains', list, '--apps', path.join(fixtures, 'apps.txt'), '--out', crawled, '--snapshot-date', '2026-11-22', '--progress', 'none', ...web.connectArgs]);
+    expect(c.code, c.stderr).toBe(0);
+    const before = web.stats().requests;
+
+    const rebuilt = path.join(tmp, 'rebuilt');
+    const r = await runCli(['reparse', crawled, '--out', rebuilt]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/reparsed snapshot 2026-11-22: \d+ files parsed again/);
+    expect(web.stats().requests).toBe(before); // nothing fetched
+
+    const [want, got] = [await allRows(crawled), await allRows(rebuilt)];
+    for (const name of Object.keys(tables)) expect(got[name], name).toEqual(want[name]);
+    expect(want.ads_records!.length).toBeGreaterThan(100);
+  }, 120_000);
+
+  it('refuses to overwrite its source and reports usage errors with exit 2', async () => {
+    expect((await runCli(['reparse', tmp, '--out', tmp])).code).toBe(1);
+    expect((await runCli(['reparse'])).code).toBe(2);
+  });
+});
