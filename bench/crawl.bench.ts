@@ -10,6 +10,7 @@
  *
  *   npm run bench -- crawl                                     (100,000 domains; ADSNAP_BENCH_DOMAINS=10000,… for others)
  *   ADSNAP_BENCH_DOMAINS=10000,100000,1000000 ADSNAP_BENCH_BARE=0 ADSNAP_BENCH_LATENCY=0 ADSNAP_BENCH_HTTP=1 npm run bench -- crawl
+ *   ADSNAP_BENCH_NODE_FLAGS='--heap-growing-percent=50' …     (V8 flags for the crawl process only)
  *
  * The second line is the memory-scaling mode: no bare loop, no injected latency, and HTTPS
  * refused (`--connect-to :443:` a closed port) so every file comes over HTTP after the fallback
@@ -32,6 +33,8 @@ const CONCURRENCY = Number(process.env.ADSNAP_BENCH_CONCURRENCY ?? 256);
 const LATENCY = process.env.ADSNAP_BENCH_LATENCY ?? '20-300';
 const WITH_BARE = process.env.ADSNAP_BENCH_BARE !== '0';
 const HTTP_ONLY = process.env.ADSNAP_BENCH_HTTP === '1';
+/** Node/V8 flags for the crawl process only, e.g. `--heap-growing-percent=50` (space-separated). */
+const CRAWL_NODE_FLAGS = (process.env.ADSNAP_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const bin = path.join(repoRoot, 'bin', 'adsnap.js');
 
 interface Web {
@@ -88,7 +91,7 @@ async function httpRequests(out: string): Promise<number> {
 
 async function crawlOnce(web: Web, out: string) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...CRAWL_NODE_FLAGS, bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const samples: number[] = [];
@@ -151,7 +154,8 @@ export async function run(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-bench-crawl-'));
   console.log(
     `concurrency ${CONCURRENCY}, injected latency ${LATENCY} ms per answer, simulated web in its own process, sellers.json phase off` +
-      (HTTP_ONLY ? ', HTTPS refused (every file over HTTP after the fallback)' : ''),
+      (HTTP_ONLY ? ', HTTPS refused (every file over HTTP after the fallback)' : '') +
+      (CRAWL_NODE_FLAGS.length ? `, crawl run with node ${CRAWL_NODE_FLAGS.join(' ')}` : ''),
   );
   console.log('| run | domains | wall s | domains/s | HTTP requests | CPU s / 1k domains | peak RSS | RSS at 25/50/75 % of the run |');
   console.log('|---|---|---|---|---|---|---|---|');

@@ -108,9 +108,10 @@ async function measure(name: string, urls: readonly string[], run: () => Promise
 
 function bareLoop(web: ServerChild, urls: readonly string[], concurrency: number) {
   return async () => {
-    // The bare loop gets the same transport advantages as the stack: one Agent, address origin
-    // with the Host header (no per-host pools), one TLS context. It follows nothing, caps nothing.
-    const agent = new Agent({ connect: { secureContext: createSecureContext({ ca: [...rootCertificates, web.caPem] }) }, keepAliveTimeout: 4000, pipelining: 1 });
+    // The bare loop gets the same transport as the stack: one Agent, one pool per host origin
+    // (every name resolving to the server), one TLS context. It follows nothing, caps nothing.
+    const lookup = (_h: string, _o: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: '127.0.0.1', family: 4 }]);
+    const agent = new Agent({ connect: { secureContext: createSecureContext({ ca: [...rootCertificates, web.caPem] }), lookup } as never, keepAliveTimeout: 2000, pipelining: 1, connections: 1 });
     let requests = 0;
     let ok = 0;
     await pool(urls, concurrency, async (u) => {
@@ -118,7 +119,7 @@ function bareLoop(web: ServerChild, urls: readonly string[], concurrency: number
       requests++;
       try {
         const res = await agent.request({
-          origin: `${url.protocol}//127.0.0.1:${url.protocol === 'https:' ? web.httpsPort : web.httpPort}`,
+          origin: `${url.protocol}//${url.hostname}:${url.protocol === 'https:' ? web.httpsPort : web.httpPort}`,
           path: url.pathname + url.search,
           method: 'GET',
           headers: { host: url.host, 'user-agent': 'bare-undici' },
