@@ -58,7 +58,8 @@ export function routedConnector(o: ConnectorOptions): buildConnector.connector {
       done = true;
       clearTimeout(timer);
       socket.off(https ? 'secureConnect' : 'connect', onConnect);
-      socket.off('error', finish);
+      // The 'error' listener stays (a no-op from now on), as undici's own connector leaves it:
+      // the socket is never without one before undici attaches its handlers.
       if (err) {
         socket.destroy();
         callback(err, null);
