@@ -2,7 +2,7 @@
  * Domain lists: lines/s and peak RSS reading a synthetic 1M-line list (plain, .gz, .zip) with
  * readDomainList (root-domain normalisation + dedup included), each in its own child process so
  * peak RSS is its own; the real corpus lists when present; and the memory of the dedup set
- * (RootSet vs a JS Set<string>) for 1M roots.
+ * (CompactStringSet vs a JS Set<string>) for 1M roots.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { readDomainList } from '../src/sources/domain-list.js';
-import { RootSet } from '../src/sources/root-set.js';
+import { CompactStringSet } from '../src/util/compact-string-set.js';
 import { makeZip } from '../test/helpers/make-zip.js';
 import { corpusDir, hasCorpus } from './corpus.js';
 
@@ -64,7 +64,7 @@ function setMemory(): { rootSetMb: number; jsSetMb: number } {
   for (let i = 0; i < LINES; i++) js.add(`example-site-${i}.com`); // the set keeps its strings alive
   const jsSetMb = heapMb() - base;
   js.clear();
-  const rs = new RootSet();
+  const rs = new CompactStringSet();
   for (let i = 0; i < LINES; i++) rs.add(`example-site-${i}.com`);
   return { rootSetMb: rs.byteLength / 1e6, jsSetMb };
 }
@@ -92,7 +92,7 @@ export async function run(): Promise<void> {
       console.log(`| ${label} | ${r.lines.toLocaleString('en-US')} | ${r.accepted.toLocaleString('en-US')} | ${r.seconds.toFixed(2)} | ${Math.round(r.lines / r.seconds).toLocaleString('en-US')} | ${r.peakRssMb.toFixed(0)} MB |`);
     }
     const m = setMemory();
-    console.log(`\nDedup set for 1M roots: RootSet ${m.rootSetMb.toFixed(1)} MB vs JS Set<string> ${m.jsSetMb.toFixed(1)} MB (heap growth; needs --expose-gc)`);
+    console.log(`\nDedup set for 1M roots: CompactStringSet ${m.rootSetMb.toFixed(1)} MB vs JS Set<string> ${m.jsSetMb.toFixed(1)} MB (heap growth; needs --expose-gc)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

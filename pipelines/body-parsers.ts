@@ -1,7 +1,7 @@
 import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse/adstxt/index.js';
 import { RobotsParser, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
-import { SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
-import { issueRow } from '../src/tables/rows.js';
+import { sellerRow, SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
+import { adsRecordColumns, adsVariableColumns, issueRow } from '../src/tables/rows.js';
 import type { RowEmitter } from './context.js';
 
 /**
@@ -26,19 +26,10 @@ export async function parseAdsBody(
     {
       onRecord(r) {
         named?.add(r.adSystemDomain);
-        out.emit('ads_records', {
-          subject,
-          file_kind: fileKind,
-          line_no: r.lineNo,
-          ad_system_domain: r.adSystemDomain,
-          seller_account_id: r.sellerAccountId,
-          relationship: r.relationship,
-          cert_authority_id: r.certAuthorityId,
-          extension: r.extension,
-        });
+        out.emit('ads_records', { subject, file_kind: fileKind, ...adsRecordColumns(r) });
       },
       onVariable(v) {
-        out.emit('ads_variables', { subject, file_kind: fileKind, line_no: v.lineNo, name: v.name, value: v.value, value_domain: v.valueDomain, value_country: v.valueCountry });
+        out.emit('ads_variables', { subject, file_kind: fileKind, ...adsVariableColumns(v) });
       },
       onIssue(i) {
         count(counts, i.severity);
@@ -85,16 +76,7 @@ export async function parseSellersBody(out: RowEmitter, domain: string, body: As
   const counts: IssueCounts = { errors: 0, warnings: 0 };
   const parser = new SellersJsonParser({
     onSeller(s) {
-      out.emit('sellers', {
-        ad_system_domain: domain,
-        seller_id: s.sellerId,
-        seller_type: s.sellerType,
-        name: s.name,
-        domain: s.domain,
-        is_confidential: s.isConfidential,
-        is_passthrough: s.isPassthrough,
-        comment: s.comment,
-      });
+      out.emit('sellers', sellerRow(domain, s));
     },
     onIssue(i) {
       count(counts, i.severity);

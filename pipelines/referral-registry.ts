@@ -1,4 +1,4 @@
-import { RootSet } from '../src/sources/root-set.js';
+import { CompactStringSet } from '../src/util/compact-string-set.js';
 import type { ShardReport } from './shard-exchange.js';
 
 /**
@@ -15,7 +15,7 @@ export class Referrals {
   /** Store hosts whose listings were read (sharded runs record their robots.txt in stage 2). */
   readonly storeHosts = new Set<string>();
   /** Root domains of the input list: their robots.txt and ads.txt are recorded by the domain job. */
-  readonly roots = new RootSet();
+  readonly roots = new CompactStringSet();
   private readonly claimed = new Set<string>();
   private readonly robotsClaimed = new Set<string>();
 

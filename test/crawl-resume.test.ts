@@ -7,12 +7,12 @@ import { openSnapshotDb } from '../pipelines/summary.js';
 import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { finished, runCli, spawnCli } from './helpers/run-cli.js';
+import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
 
 /**
  * Issue 7: a crawl killed with SIGKILL mid-way and started again with the same arguments
  * finishes the same snapshot as an uninterrupted run — no duplicate and no missing row.
  */
-const VOLATILE = new Set(['started_at', 'duration_ms', 'fetched_at', 'fresh_until', 'remote_ip', 'attempts']);
 let web: Simweb;
 let tmp: string;
 let list: string;
@@ -31,20 +31,6 @@ afterAll(async () => {
 
 const args = (out: string) => ['crawl', '--domains', list, '--out', out, '--snapshot-date', '2026-11-22', '--progress', 'none', '--concurrency', '8', '--checkpoint-interval', '1', ...web.connectArgs];
 
-async function tableRows(out: string): Promise<Record<string, string[]>> {
-  const db = await openSnapshotDb(out);
-  try {
-    const result: Record<string, string[]> = {};
-    for (const [name, schema] of Object.entries(tables)) {
-      const cols = schema.columns.map((c) => c.name).filter((c) => !VOLATILE.has(c));
-      const rows = await db.rows(`SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM ${name}`);
-      result[name] = rows.map((r) => JSON.stringify(r)).sort();
-    }
-    return result;
-  } finally {
-    db.close();
-  }
-}
 
 describe('crash-safe resume', () => {
   it('SIGKILL mid-crawl, same command again: the same rows as an uninterrupted run', async () => {
@@ -79,7 +65,7 @@ describe('crash-safe resume', () => {
     expect(again.stdout).toContain('resumed from a checkpoint');
     expect(existsSync(staging) ? await readdir(staging) : []).toEqual([]);
 
-    const [want, got] = [await tableRows(reference), await tableRows(out)];
+    const [want, got] = [await snapshotRows(reference, VOLATILE_COLUMNS), await snapshotRows(out, VOLATILE_COLUMNS)];
     for (const name of Object.keys(tables)) expect(got[name], name).toEqual(want[name]);
     expect(want.targets!.length).toBe(160);
 
@@ -87,6 +73,6 @@ describe('crash-safe resume', () => {
     const third = await runCli(args(out));
     expect(third.code).toBe(0);
     expect(third.stdout).toContain('already complete');
-    expect((await tableRows(out)).fetches).toEqual(got.fetches);
+    expect((await snapshotRows(out, VOLATILE_COLUMNS)).fetches).toEqual(got.fetches);
   }, 120_000);
 });

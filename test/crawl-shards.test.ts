@@ -9,8 +9,8 @@ import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { fnv1a, ownerOf, parseShard } from '../src/util/shard.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
+import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
 
-const VOLATILE = new Set(['started_at', 'duration_ms', 'fetched_at', 'fresh_until', 'remote_ip', 'attempts']);
 const fixtures = path.join(repoRoot, 'data-samples', 'simweb-fixtures');
 let web: Simweb;
 let tmp: string;
@@ -33,19 +33,6 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-async function tableRows(out: string): Promise<Record<string, string[]>> {
-  const db = await openSnapshotDb(out);
-  try {
-    const result: Record<string, string[]> = {};
-    for (const [name, schema] of Object.entries(tables)) {
-      const cols = schema.columns.map((c) => c.name).filter((c) => !VOLATILE.has(c));
-      result[name] = (await db.rows(`SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM ${name}`)).map((r) => JSON.stringify(r)).sort();
-    }
-    return result;
-  } finally {
-    db.close();
-  }
-}
 
 describe('--shard K/N', () => {
   it('partitions by registrable domain, stably', () => {
@@ -76,7 +63,7 @@ describe('--shard K/N', () => {
       const runs = await Promise.all(Array.from({ length: N }, (_, k) => runCli(['crawl', ...common, '--out', sharded, '--shard', `${k}/${N}`, '--stage', stage])));
       for (const r of runs) expect(r.code, r.stderr).toBe(0);
     }
-    const [want, got] = [await tableRows(single), await tableRows(sharded)];
+    const [want, got] = [await snapshotRows(single, VOLATILE_COLUMNS), await snapshotRows(sharded, VOLATILE_COLUMNS)];
     for (const name of Object.keys(tables)) expect(got[name], name).toEqual(want[name]);
     expect(want.files!.length).toBeGreaterThan(100);
     expect(want.apps!.length).toBe(14);

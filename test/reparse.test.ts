@@ -8,6 +8,7 @@ import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
+import { snapshotRows } from './helpers/snapshot-rows.js';
 
 const fixtures = path.join(repoRoot, 'data-samples', 'simweb-fixtures');
 let web: Simweb;
@@ -23,16 +24,6 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-async function allRows(out: string): Promise<Record<string, string[]>> {
-  const db = await openSnapshotDb(out);
-  try {
-    const result: Record<string, string[]> = {};
-    for (const name of Object.keys(tables)) result[name] = (await db.rows(`SELECT * FROM ${name}`)).map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))).sort();
-    return result;
-  } finally {
-    db.close();
-  }
-}
 
 describe('adsnap reparse', () => {
   it('issue 7: rebuilds every table of a snapshot from its kept bodies, without fetching, row for row', async () => {
@@ -49,7 +40,7 @@ describe('adsnap reparse', () => {
     expect(r.stdout).toMatch(/reparsed snapshot 2026-11-22: \d+ files parsed again/);
     expect(web.stats().requests).toBe(before); // nothing fetched
 
-    const [want, got] = [await allRows(crawled), await allRows(rebuilt)];
+    const [want, got] = [await snapshotRows(crawled), await snapshotRows(rebuilt)];
     for (const name of Object.keys(tables)) expect(got[name], name).toEqual(want[name]);
     expect(want.ads_records!.length).toBeGreaterThan(100);
   }, 120_000);

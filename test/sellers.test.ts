@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSellersJson, SellersJsonParser, sellerRow, type Seller, type SellersIssue } from '../src/parse/sellers/index.js';
 import { kind } from '../src/cli/parse-kinds/sellers.js';
-import { HashedIdSet } from '../src/parse/sellers/id-set.js';
+import { CompactStringSet } from '../src/util/compact-string-set.js';
 import { repoRoot } from './helpers/corpus.js';
 
 const enc = new TextEncoder();
@@ -214,9 +214,9 @@ describe('sellers table rows and the parse kind', () => {
   });
 });
 
-describe('HashedIdSet (duplicate seller ids in flat memory)', () => {
+describe('CompactStringSet (duplicate seller ids in flat memory)', () => {
   it('reports repeats exactly across growth, for 200k distinct ids', () => {
-    const set = new HashedIdSet();
+    const set = new CompactStringSet();
     for (let i = 0; i < 200_000; i++) expect(set.add(`pub-${i}`)).toBe(true);
     expect(set.size).toBe(200_000);
     let repeats = 0;

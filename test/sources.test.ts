@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readDomainList, type TargetInput } from '../src/sources/domain-list.js';
 import { normaliseDomain } from '../src/sources/domain-normalise.js';
 import { ListReadError, openLines, parseCsvLine } from '../src/sources/line-reader.js';
-import { RootSet } from '../src/sources/root-set.js';
+import { CompactStringSet } from '../src/util/compact-string-set.js';
 import { corpusPath, describeWithCorpus, repoRoot } from './helpers/corpus.js';
 import { makeZip } from './helpers/make-zip.js';
 
@@ -74,9 +74,9 @@ describe('normaliseDomain', () => {
   });
 });
 
-describe('RootSet', () => {
+describe('CompactStringSet', () => {
   it('adds, detects duplicates and grows without losing members', () => {
-    const s = new RootSet(4);
+    const s = new CompactStringSet(4);
     let added = 0;
     for (let i = 0; i < 50_000; i++) if (s.add(`d${i}.com`)) added++;
     expect(added).toBe(50_000);

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row } from '../schemas/tables.js';
 import { openSnapshotWriter, writeRunManifest } from '../src/sink/index.js';
 import { BodyStore } from '../src/store/body-store.js';
-import { fnv1a, KeyedPayloadsBuilder } from '../src/store/keyed-payloads.js';
+import { KeyedPayloadsBuilder } from '../src/store/keyed-payloads.js';
+import { fnv1a } from '../src/util/hash.js';
 import { completedRuns, findPreviousSnapshot, hasReusableData, PreviousSnapshot, previousKey } from '../src/store/previous-snapshot.js';
 
 const enc = new TextEncoder();

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { normaliseDomain, type MalformedReason } from './domain-normalise.js';
 import { openLineBatches, parseCsvLine } from './line-reader.js';
-import { RootSet } from './root-set.js';
+import { CompactStringSet } from '../util/compact-string-set.js';
 
 export interface TargetInput {
   /** Root domain, ASCII (punycode), lower-case. */
@@ -94,7 +94,7 @@ export function readDomainList(input: string, options: ReadDomainListOptions = {
       stats.stoppedAtLimit = true;
       return;
     }
-    const seen = new RootSet();
+    const seen = new CompactStringSet();
     let layout: Layout | null = null;
     const lines = openLineBatches(input, options.zipEntry === undefined ? {} : { zipEntry: options.zipEntry });
     for await (const batch of lines) {

@@ -6,6 +6,8 @@
  * collisions are expected (about a hundred per million keys) and resolved by comparing the key
  * stored in the record. About 20 bytes of index per entry plus the record bytes; no object per row.
  */
+import { fnv1a } from '../util/hash.js';
+
 const SLAB = 16 * 1024 * 1024;
 const NL = 0x0a;
 
@@ -103,12 +105,3 @@ export class KeyedPayloads {
   }
 }
 
-/** 32-bit FNV-1a over UTF-16 code units: cheap, well spread for host names. */
-export function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}

@@ -1,4 +1,5 @@
 import type { Row } from '../../schemas/tables.js';
+import type { AdsRecord, AdsVariable } from '../parse/adstxt/index.js';
 import type { FileStatus } from '../resolve/file-status.js';
 
 /**
@@ -88,4 +89,21 @@ export function hopRow(
   lineNo: number | null,
 ): Row<'hops'> {
   return { from_subject: fromSubject, from_file_kind: fromFileKind, kind, to_subject: toSubject, outcome, reason, line_no: lineNo };
+}
+
+/** The columns of a record, as `ads_records` and `adsnap parse`'s NDJSON both name them (contract §1, §3). */
+export function adsRecordColumns(r: AdsRecord) {
+  return {
+    line_no: r.lineNo,
+    ad_system_domain: r.adSystemDomain,
+    seller_account_id: r.sellerAccountId,
+    relationship: r.relationship,
+    cert_authority_id: r.certAuthorityId,
+    extension: r.extension,
+  };
+}
+
+/** The columns of a variable line, as `ads_variables` and `adsnap parse`'s NDJSON both name them. */
+export function adsVariableColumns(v: AdsVariable) {
+  return { line_no: v.lineNo, name: v.name, value: v.value, value_domain: v.valueDomain, value_country: v.valueCountry };
 }

@@ -1,5 +1,6 @@
 /**
- * A compact set of strings for de-duplicating root domains in lists of millions of entries.
+ * A compact set of strings, for de-duplicating millions of keys: root domains of a list, listed
+ * roots of a crawl, seller ids of a sellers.json.
  * It keeps a 64-bit hash per member (two 32-bit halves in one Uint32Array, open addressing,
  * linear probing), so memory is 8 bytes per slot: ~16 MB for 1M members instead of the
  * ~60–80 MB of a JS `Set<string>` (measured in bench/sources.bench.ts).
@@ -8,7 +9,7 @@
  * n members the chance of any such collision is about n² / 2⁶⁵ (≈ 3·10⁻⁸ at 1M, 3·10⁻⁶ at 10M),
  * far below the rate of real list noise; a collision would merely drop one domain as a duplicate.
  */
-export class RootSet {
+export class CompactStringSet {
   private slots: Uint32Array;
   private mask: number;
   private count = 0;

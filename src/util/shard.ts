@@ -1,4 +1,7 @@
 import { rootDomain } from './domain.js';
+import { fnv1a } from './hash.js';
+
+export { fnv1a };
 
 /**
  * Deterministic partition of the crawl for `--shard K/N` (issue 7): every host is owned by one
@@ -19,16 +22,6 @@ export function parseShard(spec: string): Shard {
   const count = Number(m[2]);
   if (count < 1 || index >= count) throw new TypeError(`--shard ${spec}: need 0 ≤ K < N`);
   return { index, count };
-}
-
-/** FNV-1a (32-bit) of a string: stable across machines and Node versions, cheap per host. */
-export function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
 
 /** The shard that owns a host (by its registrable domain). */

@@ -3,22 +3,15 @@
  * incremental parser and yields the contract's snake_case events, in file order, summary last.
  */
 import { AdsTxtParser, type AdsRecord, type AdsTxtSummary, type AdsVariable, type ParseIssue } from '../../parse/adstxt/index.js';
+import { adsRecordColumns, adsVariableColumns } from '../../tables/rows.js';
 import type { FileKind, ParseEvent, ParseKind } from './kind.js';
 
 export function recordEvent(r: AdsRecord): ParseEvent {
-  return {
-    type: 'record',
-    line_no: r.lineNo,
-    ad_system_domain: r.adSystemDomain,
-    seller_account_id: r.sellerAccountId,
-    relationship: r.relationship,
-    cert_authority_id: r.certAuthorityId,
-    extension: r.extension,
-  };
+  return { type: 'record', ...adsRecordColumns(r) };
 }
 
 export function variableEvent(v: AdsVariable): ParseEvent {
-  return { type: 'variable', line_no: v.lineNo, name: v.name, value: v.value, value_domain: v.valueDomain, value_country: v.valueCountry };
+  return { type: 'variable', ...adsVariableColumns(v) };
 }
 
 export function issueEvent(i: ParseIssue): ParseEvent {

@@ -1,4 +1,4 @@
-import { SellersJsonParser, type Seller, type SellersIssue } from '../../parse/sellers/index.js';
+import { SellersJsonParser, type Seller, type SellersIssue, sellerRow } from '../../parse/sellers/index.js';
 import type { ParseEvent, ParseKind } from './kind.js';
 
 /**
@@ -38,17 +38,9 @@ export const kind: ParseKind = {
 };
 
 function sellerEvent(s: Seller): ParseEvent {
-  return {
-    type: 'seller',
-    seller_id: s.sellerId,
-    seller_type: s.sellerType,
-    name: s.name,
-    domain: s.domain,
-    is_confidential: s.isConfidential,
-    is_passthrough: s.isPassthrough,
-    comment: s.comment,
-    line_no: s.lineNo,
-  };
+  // The `sellers` table's columns, less the ad system (a parse has none), plus the line.
+  const { ad_system_domain: _, ...columns } = sellerRow('', s);
+  return { type: 'seller', ...columns, line_no: s.lineNo };
 }
 
 function issueEvent(i: SellersIssue): ParseEvent {

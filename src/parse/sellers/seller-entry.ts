@@ -1,5 +1,5 @@
 import { isValidDnsName, rootDomain, toAsciiHost } from '../../util/domain.js';
-import type { HashedIdSet } from './id-set.js';
+import type { CompactStringSet } from '../../util/compact-string-set.js';
 import type { Seller, SellersIssueCode } from './types.js';
 
 /**
@@ -79,7 +79,7 @@ function flag(value: unknown, field: string, issue: EntryIssue): boolean | null 
 
 export interface EntryContext {
   /** Seller ids seen so far in this file (duplicate detection). */
-  seenIds: HashedIdSet;
+  seenIds: CompactStringSet;
   onRenamed(written: string, canonical: string, lineNo: number): void;
 }
 

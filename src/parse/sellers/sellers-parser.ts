@@ -1,4 +1,4 @@
-import { HashedIdSet } from './id-set.js';
+import { CompactStringSet } from '../../util/compact-string-set.js';
 import { JsonArrayScanner } from './json-array-scanner.js';
 import { canonicalSellerKey, readSellerEntry, type EntryContext } from './seller-entry.js';
 import {
@@ -78,7 +78,7 @@ export class SellersJsonParser {
   ) {
     this.maxIssuesPerCode = options.maxIssuesPerCode ?? 100;
     this.ctx = {
-      seenIds: new HashedIdSet(),
+      seenIds: new CompactStringSet(),
       onRenamed: (written, canonical, lineNo) => this.noteRenamed(written, canonical, lineNo),
     };
     this.scanner = new JsonArrayScanner(
