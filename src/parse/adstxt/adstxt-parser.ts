@@ -1,7 +1,7 @@
 import { LineSplitter } from '../../parse/text/line-splitter.js';
 import { HtmlSniffer } from './html-sniffer.js';
 import { severityOf, type AdsTxtIssueCode } from './issue-codes.js';
-import { canonicalRecord, isPlaceholder, isWs, parseRecord, variableEquals } from './line-tokenizer.js';
+import { canonicalLineAt, canonicalLineEnd, canonicalRecord, isPlaceholder, isWs, parseRecord, variableEquals } from './line-tokenizer.js';
 import type { AdsRecord } from './types.js';
 import type { AdsTxtHandler, AdsTxtParserOptions, AdsTxtStatus, AdsTxtSummary } from './types.js';
 import { VariableRules } from './variable-rules.js';
@@ -34,6 +34,7 @@ export class AdsTxtParser {
   private readonly rules: VariableRules;
 
   private readonly fastPath: boolean;
+  private readonly maxLineLength: number;
   private sniffer: HtmlSniffer | null = new HtmlSniffer();
   private held: HeldLine[] = [];
   private html = false;
@@ -72,7 +73,11 @@ export class AdsTxtParser {
     if (!Number.isInteger(maxReferrals) || maxReferrals < 0) throw new TypeError('maxReferrals must be an integer ≥ 0');
     this.fastPath = options.canonicalFastPath ?? true;
     this.rules = new VariableRules(options.fileKind, maxReferrals);
-    this.splitter = new LineSplitter((line, lineNo, truncated) => this.onLine(line, lineNo, truncated), { maxLineLength });
+    this.maxLineLength = maxLineLength;
+    this.splitter = new LineSplitter((line, lineNo, truncated) => this.onLine(line, lineNo, truncated), {
+      maxLineLength,
+      fastLine: this.fastPath ? (text, pos, lineNo) => this.fastLine(text, pos, lineNo) : undefined,
+    });
   }
 
   /** True once the body is known to be HTML: the caller may stop reading, nothing more will be emitted. */
@@ -115,6 +120,21 @@ export class AdsTxtParser {
       inventoryPartnerDomains: this.rules.inventoryPartnerDomains,
     };
     return this.ended;
+  }
+
+  /**
+   * The splitter's fast path: a canonical record line taken straight from the decoded chunk, once
+   * the HTML decision is made and while no INVALID_UTF8 note is pending (that note names the line).
+   * Same record, same events as `onLine` would give; anything else returns -1 and goes there.
+   */
+  private fastLine(text: string, pos: number, lineNo: number): number {
+    if (this.sniffer !== null || this.html || (!this.utf8Noted && this.splitter.invalidUtf8)) return -1;
+    const r = canonicalLineAt(text, pos, lineNo);
+    if (r === undefined) return -1;
+    const next = canonicalLineEnd();
+    if (next - pos > this.maxLineLength) return -1; // the splitter would cut it: LINE_TOO_LONG
+    this.acceptRecord(r);
+    return next;
   }
 
   private onLine(line: string, lineNo: number, truncated: boolean): void {

@@ -83,6 +83,47 @@ export function canonicalRecord(line: string, lineNo: number): AdsRecord | undef
   };
 }
 
+/**
+ * The same shape as CANONICAL, matched at a line start in a decoded chunk and through the
+ * comment up to and including the line end (CR, LF or CRLF), so the parser can take a canonical
+ * line straight from the chunk: no line string, no second scan for the line end.
+ */
+const CANONICAL_LINE = /[ \t]*([A-Za-z0-9.-]+)[ \t]*,[ \t]*([^\s,;#]+)[ \t]*,[ \t]*(?:DIRECT()|RESELLER)(?:[ \t]*,[ \t]*([^\s,;#]+))?[ \t]*(?:#[^\r\n]*)?(?:\r\n?|\n)/y;
+
+/**
+ * The record of the canonical line starting at `text[pos]` and ending (terminator included)
+ * inside `text`, or undefined. After a record, `canonicalLineEnd()` is the index past the line end.
+ */
+export function canonicalLineAt(text: string, pos: number, lineNo: number): AdsRecord | undefined {
+  CANONICAL_LINE.lastIndex = pos;
+  const m = CANONICAL_LINE.exec(text);
+  if (m === null) return undefined;
+  const f1 = m[1]!;
+  let domain: string | null;
+  if (f1 === lastRaw) {
+    domain = lastDomain;
+  } else {
+    domain = adSystemDomain(f1, 0, f1.length);
+    if (domain === null) return undefined; // INVALID_DOMAIN is reported by the general path
+    lastRaw = f1;
+    lastDomain = domain;
+  }
+  const cert = m[4];
+  return {
+    lineNo,
+    adSystemDomain: domain,
+    sellerAccountId: m[2]!,
+    relationship: m[3] === undefined ? 'RESELLER' : 'DIRECT',
+    certAuthorityId: cert === undefined ? null : cert,
+    extension: null,
+  };
+}
+
+/** Index just past the line `canonicalLineAt` last recognised. */
+export function canonicalLineEnd(): number {
+  return CANONICAL_LINE.lastIndex;
+}
+
 // Field bounds of the current record: [start1, end1, start2, end2, …]; reused, the parser is synchronous.
 const B = new Int32Array(8);
 

@@ -16,7 +16,22 @@ import { TextDecoder } from 'node:util';
 export interface LineSplitterOptions {
   /** Longest line kept, in UTF-16 code units; the rest of a longer line is dropped. @default 1 MiB */
   maxLineLength?: number;
+  /**
+   * Optional fast path for a caller that can recognise common lines straight in the decoded
+   * text (the ads.txt parser's canonical records): see `FastLineHandler`. Without it every line
+   * goes to `onLine`.
+   */
+  fastLine?: FastLineHandler;
 }
+
+/**
+ * Called at the start of a line that begins in the current decoded text with no partial line
+ * carried from an earlier chunk. It may consume the line itself — when the line's terminator
+ * (CR, LF or CRLF) lies inside `text` and the line is no longer than `maxLineLength` — and return
+ * the index just past that terminator; the line then counts as line `lineNo` and `onLine` is not
+ * called for it. Otherwise it returns -1 and the line is split and emitted as usual.
+ */
+export type FastLineHandler = (text: string, pos: number, lineNo: number) => number;
 
 export type LineHandler = (line: string, lineNo: number, truncated: boolean) => void;
 
@@ -35,6 +50,7 @@ export class LineSplitter {
   lines = 0;
 
   private readonly maxLineLength: number;
+  private readonly fastLine: FastLineHandler | null;
   private decoder: TextDecoder | null = null;
   private head: Uint8Array | null = null; // first bytes held until the BOM can be recognised
   private carry = ''; // partial line carried to the next chunk
@@ -46,6 +62,7 @@ export class LineSplitter {
     options: LineSplitterOptions = {},
   ) {
     this.maxLineLength = options.maxLineLength ?? 1 << 20;
+    this.fastLine = options.fastLine ?? null;
   }
 
   push(chunk: Uint8Array): void {
@@ -103,7 +120,8 @@ export class LineSplitter {
     if (!this.invalidUtf8 && text.includes('\uFFFD') && !containsLiteralReplacement(bytes, this.encoding)) {
       this.invalidUtf8 = true;
     }
-    this.split(text);
+    if (this.fastLine === null) this.split(text);
+    else this.splitFast(text, this.fastLine);
   }
 
   private split(text: string): void {
@@ -125,6 +143,43 @@ export class LineSplitter {
         }
       }
       start = i + 1;
+    }
+    if (start < n) this.appendCarry(text, start, n);
+  }
+
+  /** `split` with the caller's fast path tried at each line start (no carry pending). */
+  private splitFast(text: string, fast: FastLineHandler): void {
+    let start = 0;
+    const n = text.length;
+    if (this.pendingCr) {
+      this.pendingCr = false;
+      if (n > 0 && text.charCodeAt(0) === 10) start = 1;
+    }
+    let i = start;
+    for (;;) {
+      if (this.carry.length === 0 && !this.carryTruncated) {
+        while (i < n) {
+          const next = fast(text, i, this.lines + 1);
+          if (next < 0) break;
+          this.lines++;
+          i = next;
+        }
+        // A consumed line that ended with a CR closing the text: an LF opening the next chunk belongs to it.
+        if (i === n && i > start && text.charCodeAt(n - 1) === 13) this.pendingCr = true;
+        start = i;
+      }
+      let ch = 0;
+      while (i < n && (ch = text.charCodeAt(i)) !== 10 && ch !== 13) i++;
+      if (i >= n) break;
+      this.appendAndEmit(text, start, i);
+      if (ch === 13) {
+        if (i + 1 < n) {
+          if (text.charCodeAt(i + 1) === 10) i++;
+        } else {
+          this.pendingCr = true;
+        }
+      }
+      start = ++i;
     }
     if (start < n) this.appendCarry(text, start, n);
   }
