@@ -1,4 +1,4 @@
-import { checkPolicy, RobotsMatcher, robotsAccess, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
+import { checkPolicy, robotsPolicy, type RobotsHttpOutcome, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
 import { emitRobots, parseRobotsBody } from './body-parsers.js';
 import type { FileStatus } from '../src/resolve/file-status.js';
 import { fileRow, type Via } from '../src/tables/rows.js';
@@ -55,16 +55,14 @@ export function bodyColumns(got: Obtained<unknown>) {
   return { bytes: f.bytes, sha256: f.sha256, contentType: f.contentType, fetchedAt: f.fetchedAt, ageDays: f.ageDays, etag: f.etag, lastModified: f.lastModified, freshUntil: f.freshUntil };
 }
 
-/** RFC 9309 §2.3.1: the policy an HTTP outcome leaves (rules, allow-all or disallow-all). */
+/** RFC 9309 §2.3.1: the policy an HTTP outcome leaves (rules, allow-all or disallow-all). A reused earlier copy counts as a 2xx. */
 export function policyOf(status: number | null, error: string | null, txt: RobotsTxt | null, reused: boolean): RobotsPolicy {
-  if (txt && (reused || (status !== null && status >= 200 && status < 300))) return { kind: 'rules', matcher: RobotsMatcher.compile(txt) };
-  const access =
-    error === 'redirect_limit' || error === 'redirect_loop'
-      ? robotsAccess({ kind: 'redirect_limit' })
-      : status === null
-        ? robotsAccess({ kind: 'unreachable' })
-        : robotsAccess({ kind: 'http', status });
-  return access === 'allow_all' ? { kind: 'allow_all' } : { kind: 'disallow_all' };
+  const outcome: RobotsHttpOutcome =
+    reused && txt ? { kind: 'http', status: 200 }
+    : error === 'redirect_limit' || error === 'redirect_loop' ? { kind: 'redirect_limit' }
+    : status === null ? { kind: 'unreachable' }
+    : { kind: 'http', status };
+  return robotsPolicy(outcome, txt);
 }
 
 /** The robots policy of a non-root host, recording its robots.txt the first time the run meets it. */

@@ -4,7 +4,6 @@ import { resolveFetchConfig } from '../src/fetch/config.js';
 import { formatConnectTo, matchConnectTo, parseConnectTo } from '../src/fetch/connect-to.js';
 import { DnsCache } from '../src/fetch/dns-cache.js';
 import { classifyError } from '../src/fetch/errors.js';
-import { adsFileStatus, robotsAccess } from '../src/fetch/outcome-status.js';
 import { HostClocks, KeyedLimiter } from '../src/fetch/politeness.js';
 import { decideRedirect, redirectPolicies, startRedirects } from '../src/fetch/redirect-policy.js';
 import { backoffMs, isTransientStatus, parseRetryAfter } from '../src/fetch/retry.js';
@@ -183,13 +182,4 @@ describe('config, errors, outcome mapping', () => {
     ]);
   });
 
-  it('ads.txt 1.1 §3.1 statuses and RFC 9309 §2.3.1 access results', () => {
-    const o = (status: number | null, error: string | null = null, extra = {}) => ({ status, error, notModified: false, truncated: false, ...extra });
-    expect([o(200), o(404), o(401), o(403), o(500), o(null, 'dns'), o(301, 'redirect_scope'), o(200, 'too_large', { truncated: true }), o(304, null, { notModified: true }), o(200, 'timeout')].map(adsFileStatus)).toEqual([
-      null, 'not_found', 'unauthorized', 'unauthorized', 'http_error', 'unreachable', 'redirect_error', 'too_large', 'not_modified', 'unreachable',
-    ]);
-    expect([o(200), o(200, 'too_large'), o(404), o(410), o(500), o(503), o(null, 'connect'), o(301, 'redirect_limit')].map(robotsAccess)).toEqual([
-      'rules', 'rules', 'allow_all', 'allow_all', 'disallow_all', 'disallow_all', 'disallow_all', 'allow_all',
-    ]);
-  });
 });

@@ -8,4 +8,3 @@ export { systemResolver, type HostResolver } from './dns-cache.js';
 export { isBlockedAddress } from './address-guard.js';
 export { type FetchErrorCode, classifyError } from './errors.js';
 export { redirectPolicies, REDIRECT_STATUSES } from './redirect-policy.js';
-export { adsFileStatus, robotsAccess, type AdsFetchStatus, type RobotsAccess } from './outcome-status.js';
