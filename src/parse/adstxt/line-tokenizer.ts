@@ -61,7 +61,11 @@ let lastDomain = '';
 /** The record of a canonical line, or undefined when the line needs the general path. */
 export function canonicalRecord(line: string, lineNo: number): AdsRecord | undefined {
   const m = CANONICAL.exec(line);
-  if (m === null) return undefined;
+  return m === null ? undefined : recordFromMatch(m, lineNo);
+}
+
+/** The record a CANONICAL / CANONICAL_LINE match describes (groups: domain, account, DIRECT marker, cert). */
+function recordFromMatch(m: RegExpExecArray, lineNo: number): AdsRecord | undefined {
   const f1 = m[1]!;
   let domain: string | null;
   if (f1 === lastRaw) {
@@ -97,26 +101,7 @@ const CANONICAL_LINE = /[ \t]*([A-Za-z0-9.-]+)[ \t]*,[ \t]*([^\s,;#]+)[ \t]*,[ \
 export function canonicalLineAt(text: string, pos: number, lineNo: number): AdsRecord | undefined {
   CANONICAL_LINE.lastIndex = pos;
   const m = CANONICAL_LINE.exec(text);
-  if (m === null) return undefined;
-  const f1 = m[1]!;
-  let domain: string | null;
-  if (f1 === lastRaw) {
-    domain = lastDomain;
-  } else {
-    domain = adSystemDomain(f1, 0, f1.length);
-    if (domain === null) return undefined; // INVALID_DOMAIN is reported by the general path
-    lastRaw = f1;
-    lastDomain = domain;
-  }
-  const cert = m[4];
-  return {
-    lineNo,
-    adSystemDomain: domain,
-    sellerAccountId: m[2]!,
-    relationship: m[3] === undefined ? 'RESELLER' : 'DIRECT',
-    certAuthorityId: cert === undefined ? null : cert,
-    extension: null,
-  };
+  return m === null ? undefined : recordFromMatch(m, lineNo);
 }
 
 /** Index just past the line `canonicalLineAt` last recognised. */
