@@ -263,7 +263,17 @@ export class Fetcher {
     };
   }
 
-  async close(): Promise<void> {
-    await this.agent.close();
+  /**
+   * Closes gracefully; a request still queued in a pool after its caller has gone (an aborted
+   * run, a test that stopped waiting) must not hold the process open, so after a short grace
+   * the agent is destroyed.
+   */
+  async close(graceMs = 2000): Promise<void> {
+    const closed = this.agent.close().then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+    const inTime = await Promise.race([closed, late]);
+    clearTimeout(timer);
+    if (!inTime) await this.agent.destroy();
   }
 }
