@@ -5,8 +5,8 @@ import { adsFileStatus, type FileStatus } from '../src/resolve/file-status.js';
 import { decideHops, type FileRole, type HopDecision } from '../src/resolve/referrals.js';
 import { fileRow, hopRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
-import { obtainFile } from './obtain-file.js';
-import { bodyColumns, robotsAllows } from './robots-job.js';
+import { bodyColumns, obtainFile } from './obtain-file.js';
+import { robotsAllows } from './robots-job.js';
 
 export interface AdsFileRequest {
   subject: string;

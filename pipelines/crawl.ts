@@ -184,7 +184,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   let list: ListStats | null = null;
   let appList: AppListStats | null = null;
   const shardOwns = (host: string) => owns(shard, host);
-  const pending = shard ? new PendingApps(outDir(options), snapshotDate, shard) : null;
+  const pending = shard ? new PendingApps(options.outDir, snapshotDate, shard) : null;
   try {
     if (stage === 'referrals' || stage === 'sellers') {
       // Learn what every shard found in the previous stage.
@@ -343,10 +343,6 @@ async function* skipDone<T>(items: AsyncIterable<T> | Iterable<T>, n: number): A
 
 async function* filter<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): AsyncGenerator<T> {
   for await (const item of items) if (keep(item)) yield item;
-}
-
-function outDir(o: CrawlOptions): string {
-  return o.outDir;
 }
 
 async function* tap<T>(items: AsyncIterable<T>, f: (item: T) => void): AsyncGenerator<T> {

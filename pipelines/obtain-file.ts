@@ -47,7 +47,7 @@ export async function obtainFile<T>(
   consume: (body: AsyncIterable<Uint8Array>, meta: ResponseMeta | null) => Promise<T>,
 ): Promise<Obtained<T>> {
   const inc = ctx.incremental;
-  const prev = inc ? await inc.previous.get(req.subject, fileKindOf(req.kind)) : null;
+  const prev = inc ? await inc.previous.get(req.subject, req.kind) : null;
   const reusable = prev !== null && prev.sha256 !== null && prev.hasBody && prev.fetchedAt !== null;
 
   if (inc && reusable && !inc.revalidate && isFresh(prev.freshUntil, inc.now)) {
@@ -148,6 +148,8 @@ async function* teeInto(stream: AsyncIterable<Uint8Array>, writer: { push(c: Uin
   }
 }
 
-function fileKindOf(kind: FetchKind): string {
-  return kind === 'store_page' ? 'store_page' : kind;
+/** The `files` columns that say where a body came from (the same for every file kind). */
+export function bodyColumns(got: Obtained<unknown>) {
+  const f = got.file;
+  return { bytes: f.bytes, sha256: f.sha256, contentType: f.contentType, fetchedAt: f.fetchedAt, ageDays: f.ageDays, etag: f.etag, lastModified: f.lastModified, freshUntil: f.freshUntil };
 }

@@ -23,18 +23,16 @@ export class Referrals {
     this.partners.add(domain);
   }
 
-  /** True the first time a non-root `(subject, fileKind)` is claimed for fetching in this run. */
-  claimSubject(subject: string, fileKind = 'ads.txt'): boolean {
-    if (fileKind === 'ads.txt' && this.roots.has(subject)) return false;
-    const key = `${fileKind} ${subject}`;
-    if (this.claimed.has(key)) return false;
-    this.claimed.add(key);
+  /** True the first time a non-root subject's ads.txt is claimed for fetching in this run. */
+  claimSubject(subject: string): boolean {
+    if (this.isClaimed(subject)) return false;
+    this.claimed.add(subject);
     return true;
   }
 
-  /** True when a non-root `(subject, fileKind)` was already claimed (does not claim it). */
-  isClaimed(subject: string, fileKind = 'ads.txt'): boolean {
-    return (fileKind === 'ads.txt' && this.roots.has(subject)) || this.claimed.has(`${fileKind} ${subject}`);
+  /** True when a subject's ads.txt is a listed root's or was already claimed (does not claim it). */
+  isClaimed(subject: string): boolean {
+    return this.roots.has(subject) || this.claimed.has(subject);
   }
 
   /** What a checkpoint keeps (the roots are rebuilt from the list on resume). */

@@ -3,7 +3,7 @@ import { emitRobots, parseRobotsBody } from './body-parsers.js';
 import type { FileStatus } from '../src/resolve/file-status.js';
 import { fileRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
-import { obtainFile, type Obtained } from './obtain-file.js';
+import { bodyColumns, obtainFile } from './obtain-file.js';
 import type { Referrals } from './referral-registry.js';
 
 /**
@@ -47,12 +47,6 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
   stats.countFile('robots.txt', status);
   await out.settle();
   return policy;
-}
-
-/** The `files` columns that say where a body came from (shared by every file kind). */
-export function bodyColumns(got: Obtained<unknown>) {
-  const f = got.file;
-  return { bytes: f.bytes, sha256: f.sha256, contentType: f.contentType, fetchedAt: f.fetchedAt, ageDays: f.ageDays, etag: f.etag, lastModified: f.lastModified, freshUntil: f.freshUntil };
 }
 
 /** RFC 9309 §2.3.1: the policy an HTTP outcome leaves (rules, allow-all or disallow-all). A reused earlier copy counts as a 2xx. */

@@ -3,8 +3,8 @@ import type { FileStatus } from '../src/resolve/file-status.js';
 import { fileRow } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
-import { obtainFile } from './obtain-file.js';
-import { bodyColumns, robotsAllows, robotsFor } from './robots-job.js';
+import { bodyColumns, obtainFile } from './obtain-file.js';
+import { robotsAllows, robotsFor } from './robots-job.js';
 
 /**
  * One ad system's sellers.json (IAB sellers.json 1.0), streamed from the body into `sellers`

@@ -1,18 +1,14 @@
+import { Rng } from '../src/simweb/prng.js';
 import { describe, expect, it } from 'vitest';
 import { AdsTxtParser, parseAdsTxt } from '../src/parse/adstxt/index.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic PRNG (the simulated web's) so failures reproduce. */
+const prng = (seed: number) => {
+  const rng = new Rng(seed);
+  return () => rng.next();
+};
 
 describe('hostile input: no crash, bounded memory', () => {
   it('random bytes in random chunks', () => {

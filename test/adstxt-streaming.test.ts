@@ -1,3 +1,4 @@
+import { Rng } from '../src/simweb/prng.js';
 import { describe, expect, it } from 'vitest';
 import { AdsTxtParser, HTML_LOOKAHEAD, parseAdsTxt, type AdsTxtParserOptions } from '../src/parse/adstxt/index.js';
 
@@ -12,17 +13,11 @@ function events(chunks: Uint8Array[], options: AdsTxtParserOptions = { fileKind:
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
-/** A small deterministic PRNG so failures reproduce. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic PRNG (the simulated web's) so failures reproduce. */
+const prng = (seed: number) => {
+  const rng = new Rng(seed);
+  return () => rng.next();
+};
 
 const SAMPLE =
   '\uFEFF# ads.txt\r\ngoogle.com, pub-1, DIRECT, f08c47fec0942fa0\r\nAppNexus.com,\t2 ,reseller\rbad_domain.com,1,DIRECT\n' +

@@ -1,10 +1,11 @@
+import { DUCKDB_TYPE } from './helpers/snapshot-rows.js';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb, summarizeSnapshot } from '../pipelines/summary.js';
-import { tables, type ColumnType } from '../schemas/tables.js';
+import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { rootDomain } from '../src/util/domain.js';
 import { repoRoot } from './helpers/corpus.js';
@@ -22,15 +23,6 @@ let out: string;
 let db: Awaited<ReturnType<typeof openSnapshotDb>>;
 let stdout: string;
 
-const DUCK_TYPES: Record<ColumnType, string> = {
-  string: 'VARCHAR',
-  int32: 'INTEGER',
-  int64: 'BIGINT',
-  bool: 'BOOLEAN',
-  double: 'DOUBLE',
-  timestamp: 'TIMESTAMP WITH TIME ZONE',
-  'string[]': 'VARCHAR[]',
-};
 
 beforeAll(async () => {
   web = await startSimweb({ hosts: 1, fixturesDir: fixtures, hostile: false });
@@ -77,7 +69,7 @@ describe('adsnap crawl end to end (fixture hosts)', () => {
     for (const [name, schema] of Object.entries(tables)) {
       const cols = await q(`DESCRIBE ${name}`);
       const types = Object.fromEntries(cols.map((c) => [c.column_name, c.column_type]));
-      for (const col of schema.columns) expect(types[col.name], `${name}.${col.name}`).toBe(DUCK_TYPES[col.type]);
+      for (const col of schema.columns) expect(types[col.name], `${name}.${col.name}`).toBe(DUCKDB_TYPE[col.type]);
       expect(types.snapshot_date, name).toBe('DATE');
     }
   });

@@ -1,11 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../pipelines/summary.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { repoRoot } from './helpers/corpus.js';
+import { listFiles } from './helpers/files.js';
 import { finished, runCli, spawnCli } from './helpers/run-cli.js';
 
 let web: Simweb;
@@ -21,11 +22,6 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) if (e.isFile()) out.push(path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name));
-  return out;
-}
 
 describe('adsnap crawl and signals', () => {
   it('contract §1: a crawl stopped by SIGTERM exits non-zero and leaves no part or manifest visible', async () => {
@@ -49,9 +45,9 @@ describe('adsnap crawl and signals', () => {
     const r = await done;
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('SIGTERM');
-    const files = await listFiles(out);
+    const files = listFiles(out);
     expect(files.filter((f) => f.endsWith('.parquet'))).toEqual([]);
-    expect(files.filter((f) => f.includes(`${path.sep}_runs${path.sep}`))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('_runs/'))).toEqual([]);
   }, 60_000);
 
   it('spec-decisions: --obey-robots all skips an ads.txt that robots.txt disallows', async () => {
@@ -87,6 +83,6 @@ describe('adsnap crawl and signals', () => {
     const r = await runCli(['crawl', '--domains', path.join(tmp, 'missing.txt'), '--out', out, '--progress', 'none', ...web.connectArgs]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/missing\.txt|LIST_UNREADABLE|ENOENT/);
-    expect((await listFiles(out)).filter((f) => f.endsWith('.parquet'))).toEqual([]);
+    expect(listFiles(out).filter((f) => f.endsWith('.parquet'))).toEqual([]);
   });
 });

@@ -5,26 +5,15 @@
  *   and `sweepTemporaryParts` removes them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { sweepTemporaryParts } from '../src/sink/index.js';
 import { repoRoot } from './helpers/corpus.js';
+import { listFiles } from './helpers/files.js';
 
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(path.relative(dir, p));
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out.sort();
-}
 
 /** Starts a child that writes rows forever through a slow encoder and prints READY once a part file exists. */
 function startWriter(outDir: string): { child: ChildProcess; ready: Promise<void>; exited: Promise<number | NodeJS.Signals | null> } {

@@ -1,5 +1,7 @@
+import { DUCKDB_TYPE } from './helpers/snapshot-rows.js';
+import { listFiles } from './helpers/files.js';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,29 +24,7 @@ async function query(q: string): Promise<Record<string, unknown>[]> {
   return (await con.runAndReadAll(q)).getRowObjectsJson() as Record<string, unknown>[];
 }
 
-/** Every file under `dir`, relative, sorted. */
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(path.relative(dir, p));
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out.sort();
-}
 
-const DUCK_TYPE: Record<Column['type'], string> = {
-  string: 'VARCHAR',
-  int32: 'INTEGER',
-  int64: 'BIGINT',
-  bool: 'BOOLEAN',
-  double: 'DOUBLE',
-  timestamp: 'TIMESTAMP WITH TIME ZONE',
-  'string[]': 'VARCHAR[]',
-};
 
 const T0 = new Date(Date.UTC(2026, 10, 22, 13, 45, 6, 789));
 /** Row i of a table, built from its schema: unicode strings, int64 beyond 2^53, nulls in every nullable column on odd rows. */
@@ -115,7 +95,7 @@ describe('snapshot writer: every table round-trips through DuckDB', () => {
       const file = path.join(dir, t, 'snapshot_date=2026-11-22', 'part-00001.parquet');
       const cols = tables[t].columns as readonly Column[];
       const described = await query(`DESCRIBE SELECT * FROM read_parquet(${sql(file)}, hive_partitioning = false)`);
-      expect(described.map((d) => [d.column_name, d.column_type])).toEqual(cols.map((c) => [c.name, DUCK_TYPE[c.type]]));
+      expect(described.map((d) => [d.column_name, d.column_type])).toEqual(cols.map((c) => [c.name, DUCKDB_TYPE[c.type]]));
       const rows = await query(`SELECT * FROM read_parquet(${sql(file)}, hive_partitioning = false)`);
       const expected = Array.from({ length: ROWS }, (_, i) => {
         const r = sampleRow(t, i);

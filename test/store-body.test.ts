@@ -1,30 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BodyStore, BodyStoreError, type BodyWriter } from '../src/store/body-store.js';
 import { repoRoot } from './helpers/corpus.js';
+import { listFiles } from './helpers/files.js';
 
 const newRoot = () => mkdtempSync(path.join(tmpdir(), 'adsnap-bodies-'));
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const enc = new TextEncoder();
 
-/** Every file under `dir`, relative, sorted. */
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(path.relative(dir, p).split(path.sep).join('/'));
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out.sort();
-}
 
 async function write(w: BodyWriter, body: Uint8Array, chunk = 1000) {
   for (let i = 0; i < body.length; i += chunk) {

@@ -1,3 +1,5 @@
+import type { FetchErrorCode } from '../fetch/errors.js';
+
 /**
  * How one fetch outcome and one parse summary become a `files` row's `status` and `valid`
  * (contract §3, spec-decisions "Fetching ads.txt / app-ads.txt").
@@ -20,8 +22,8 @@ export type FileStatus =
   // The earlier snapshot's copy, still fresh (ads.txt 1.1 §3.6; RFC 9309 §2.4), reused without a request.
   | 'cached';
 
-/** Fetch error codes that mean "no usable HTTP answer" (contract: DNS, connect, TLS, timeout, reset). */
-const REDIRECT_ERRORS = new Set(['redirect_scope', 'redirect_loop', 'redirect_limit', 'redirect_error', 'bad_redirect']);
+/** The fetch layer's redirect error codes (typed, so this list cannot drift from src/fetch/errors.ts). */
+const REDIRECT_ERRORS: ReadonlySet<string> = new Set<FetchErrorCode>(['redirect_scope', 'redirect_loop', 'redirect_limit', 'redirect_invalid']);
 
 /** Status of a fetch that produced no body to parse, or null when a 2xx body was read. */
 export function statusFromFetch(status: number | null, error: string | null): FileStatus | null {

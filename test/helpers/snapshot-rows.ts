@@ -1,5 +1,5 @@
 import { openSnapshotDb } from '../../pipelines/summary.js';
-import { tables } from '../../schemas/tables.js';
+import { tables, type ColumnType } from '../../schemas/tables.js';
 
 /** Columns whose values depend on when and how fast a run went, not on what it found. */
 export const VOLATILE_COLUMNS = new Set(['started_at', 'duration_ms', 'fetched_at', 'fresh_until', 'remote_ip', 'attempts']);
@@ -22,3 +22,14 @@ export async function snapshotRows(outDir: string, exclude: ReadonlySet<string> 
     db.close();
   }
 }
+
+/** How DuckDB reports each schema type of a column read back from our Parquet. */
+export const DUCKDB_TYPE: Record<ColumnType, string> = {
+  string: 'VARCHAR',
+  int32: 'INTEGER',
+  int64: 'BIGINT',
+  bool: 'BOOLEAN',
+  double: 'DOUBLE',
+  timestamp: 'TIMESTAMP WITH TIME ZONE',
+  'string[]': 'VARCHAR[]',
+};

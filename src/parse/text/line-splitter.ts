@@ -135,16 +135,23 @@ export class LineSplitter {
       const ch = text.charCodeAt(i);
       if (ch !== 10 && ch !== 13) continue;
       this.appendAndEmit(text, start, i);
-      if (ch === 13) {
-        if (i + 1 < n) {
-          if (text.charCodeAt(i + 1) === 10) i++;
-        } else {
-          this.pendingCr = true;
-        }
-      }
+      i = this.lineEnd(text, i, ch);
       start = i + 1;
     }
     if (start < n) this.appendCarry(text, start, n);
+  }
+
+  /**
+   * The index of the last character of the line end at `i` (`ch` is text[i], CR or LF): a CRLF
+   * pair is one line end; a CR closing the text may pair with an LF opening the next chunk.
+   */
+  private lineEnd(text: string, i: number, ch: number): number {
+    if (ch !== 13) return i;
+    if (i + 1 >= text.length) {
+      this.pendingCr = true;
+      return i;
+    }
+    return text.charCodeAt(i + 1) === 10 ? i + 1 : i;
   }
 
   /** `split` with the caller's fast path tried at each line start (no carry pending). */
@@ -172,13 +179,7 @@ export class LineSplitter {
       while (i < n && (ch = text.charCodeAt(i)) !== 10 && ch !== 13) i++;
       if (i >= n) break;
       this.appendAndEmit(text, start, i);
-      if (ch === 13) {
-        if (i + 1 < n) {
-          if (text.charCodeAt(i + 1) === 10) i++;
-        } else {
-          this.pendingCr = true;
-        }
-      }
+      i = this.lineEnd(text, i, ch);
       start = ++i;
     }
     if (start < n) this.appendCarry(text, start, n);
