@@ -1,12 +1,12 @@
 import type { RobotsPolicy } from '../src/parse/robots/index.js';
 import { parseStorePage, type StorePageInfo } from '../src/parse/store/index.js';
 import { appAdsTxtHosts } from '../src/resolve/developer-url.js';
-import { statusFromFetch } from '../src/resolve/file-status.js';
 import { appRow, type AppInput, type AppOutcome } from '../src/sources/apps.js';
 import { hopRow } from '../src/tables/rows.js';
 import { rootDomain } from '../src/util/domain.js';
 import { crawlAdsFile, type AdsFileResult } from './ads-file-job.js';
 import type { CrawlContext } from './context.js';
+import { obtainFile } from './obtain-file.js';
 import type { Referrals } from './referral-registry.js';
 import { crawlRobots, robotsAllows, robotsFor } from './robots-job.js';
 
@@ -137,11 +137,10 @@ async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referr
   }
   const url = new URL(app.canonicalStoreUrl);
   if (robotsAllows(ctx, await robots, url.pathname + url.search) === false) return { status: 'disallowed_by_robots' };
-  const outcome = await ctx.fetcher.fetch({ url: app.canonicalStoreUrl, kind: 'store_page', subject: app.appKey, signal: ctx.signal }, (body) =>
+  // Through obtainFile: a listing read in the last week (spec-decisions) is reused, not refetched.
+  const got = await obtainFile(ctx, { url: app.canonicalStoreUrl, kind: 'store_page', subject: app.appKey }, (body) =>
     parseStorePage(body, app.store, { pageUrl: app.canonicalStoreUrl }),
   );
-  ctx.out.fetches(outcome, ctx.stats);
-  const failed = statusFromFetch(outcome.status, outcome.error);
-  if (failed !== null || outcome.body === null) return { status: `store_${failed ?? 'unreachable'}` };
-  return { page: outcome.body };
+  if (got.file.fetchStatus !== null || got.body === null) return { status: `store_${got.file.fetchStatus ?? 'unreachable'}` };
+  return { page: got.body };
 }

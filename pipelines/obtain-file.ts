@@ -50,7 +50,9 @@ export async function obtainFile<T>(
   const prev = inc ? await inc.previous.get(req.subject, req.kind) : null;
   const reusable = prev !== null && prev.sha256 !== null && prev.hasBody && prev.fetchedAt !== null;
 
-  if (inc && reusable && !inc.revalidate && isFresh(prev.freshUntil, inc.now)) {
+  // Store pages have no files row, so no recorded fresh_until: their week counts from the earlier fetch.
+  const prevFreshUntil = prev?.freshUntil ?? (prev?.fetchedAt && req.kind === 'store_page' ? freshUntil('store_page', prev.fetchedAt, { cacheControl: null, expires: null }) : null);
+  if (inc && reusable && !inc.revalidate && isFresh(prevFreshUntil, inc.now)) {
     const body = await replay(ctx, prev, consume);
     if (body !== null) return reused('cached', prev, body, null, inc.now);
   }

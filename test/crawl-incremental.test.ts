@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../pipelines/summary.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
 
 /**
@@ -118,4 +119,40 @@ describe('incremental snapshots', () => {
       db.close();
     }
   }, 120_000);
+});
+
+describe('store pages (spec-decisions: a store URL at most once a week across snapshots)', () => {
+  it('a listing read two days ago is not fetched again; one read eight days ago is', async () => {
+    const fixtures = path.join(repoRoot, 'data-samples', 'simweb-fixtures');
+    const web = await startSimweb({ hosts: 1, apps: 6, hostile: false, fixturesDir: fixtures });
+    const storeOut = path.join(tmp, 'stores');
+    const apps = path.join(tmp, 'apps.txt');
+    writeFileSync(apps, [...web.apps()].join('\n') + '\n' + readFileSync(path.join(fixtures, 'apps.txt'), 'utf8'));
+    const start = Date.now();
+    const night = (date: string, offsetMs: number) =>
+      runCli(['crawl', '--apps', apps, '--out', storeOut, '--snapshot-date', date, '--progress', 'none', '--no-sellers', '--now', new Date(start + offsetMs).toISOString(), ...web.connectArgs]);
+    try {
+      for (const [date, offset] of [['2026-11-21', 0], ['2026-11-23', 2 * DAY], ['2026-11-29', 8 * DAY]] as const) {
+        const r = await night(date, offset);
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const db = await openSnapshotDb(storeOut);
+      try {
+        const n = Object.fromEntries(
+          (await db.rows(`SELECT strftime(snapshot_date, '%Y-%m-%d') AS d, count(*) FILTER (WHERE file_kind = 'store_page') AS pages FROM fetches GROUP BY 1`)).map((x) => [x.d, x.pages]),
+        );
+        expect(n['2026-11-21']).toBeGreaterThan(3);
+        expect(n['2026-11-23'] ?? 0).toBe(0); // within the week: reused from the kept body
+        expect(n['2026-11-29']).toBe(n['2026-11-21']); // a week later: read again
+        // The reused listing still gives every app its developer URL and app-ads.txt host.
+        const apps1 = await db.rows(`SELECT store_url, developer_url, subject, status FROM apps WHERE snapshot_date = DATE '2026-11-21' ORDER BY store_url`);
+        const apps2 = await db.rows(`SELECT store_url, developer_url, subject, status FROM apps WHERE snapshot_date = DATE '2026-11-23' ORDER BY store_url`);
+        expect(apps2.map((a) => [a.store_url, a.developer_url])).toEqual(apps1.map((a) => [a.store_url, a.developer_url]));
+      } finally {
+        db.close();
+      }
+    } finally {
+      await web.close();
+    }
+  }, 180_000);
 });
