@@ -44,7 +44,8 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
   // Ad systems named by this file; they join the sellers.json phase unless the file is only the
   // placeholder record (§3.2.1: it authorizes nobody; placeholder.example.com has no sellers.json).
   const named = new Set<string>();
-  const got = await obtainFile(ctx, { url: `https://${subject}/${fileKind}`, kind: fileKind, subject }, (body) => parseAdsBody(out, subject, fileKind, body, named));
+  // The file is the last request of this job to its host (robots.txt came first): close it after.
+  const got = await obtainFile(ctx, { url: `https://${subject}/${fileKind}`, kind: fileKind, subject, closeConnection: true }, (body) => parseAdsBody(out, subject, fileKind, body, named));
   const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
   let status: FileStatus;

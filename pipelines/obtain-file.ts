@@ -43,7 +43,7 @@ export interface Obtained<T> {
 
 export async function obtainFile<T>(
   ctx: CrawlContext,
-  req: { url: string; kind: FetchKind; subject: string },
+  req: { url: string; kind: FetchKind; subject: string; closeConnection?: boolean },
   consume: (body: AsyncIterable<Uint8Array>, meta: ResponseMeta | null) => Promise<T>,
 ): Promise<Obtained<T>> {
   const inc = ctx.incremental;

@@ -111,6 +111,26 @@ describe('one pool per host, connecting to the chosen address', () => {
     expect(f.stats().pools).toBe(0);
   });
 
+  it('closeConnection: asks for Connection: close and leaves no idle connection (keep-alive is 10 s here)', async () => {
+    reset();
+    const f = fetcher({ keepAliveTimeoutMs: 10_000 });
+    const connHeaders: (string | undefined)[] = [];
+    const onRequest = (req: { headers: Record<string, string | string[] | undefined> }) => connHeaders.push(req.headers.connection as string | undefined);
+    server.on('request', onRequest);
+    try {
+      const a = await f.fetch({ url: 'https://done.example/robots.txt', kind: 'robots.txt', subject: 'done.example' }, readText);
+      const b = await f.fetch({ url: 'https://done.example/ads.txt', kind: 'ads.txt', subject: 'done.example', closeConnection: true }, readText);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      // robots.txt kept the connection for ads.txt; ads.txt asked to close it.
+      expect(handshakes).toBe(1);
+      expect(connHeaders).toEqual(['keep-alive', 'close']);
+      for (let i = 0; i < 100 && f.stats().pools > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(f.stats().pools).toBe(0);
+    } finally {
+      server.off('request', onRequest);
+    }
+  });
+
   it('yields rows with exactly the columns of the fetches table', async () => {
     const f = fetcher();
     const o = await f.fetch({ url: 'https://cols.example/ads.txt', kind: 'ads.txt', subject: 'cols.example' }, readText);

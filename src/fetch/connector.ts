@@ -69,5 +69,32 @@ export function routedConnector(o: ConnectorOptions): buildConnector.connector {
     const timer = setTimeout(() => finish(new errors.ConnectTimeoutError(`connect timeout after ${o.timeoutMs} ms`)), o.timeoutMs);
     socket.once(https ? 'secureConnect' : 'connect', onConnect);
     socket.once('error', finish);
+    // Registered before undici's own 'end' listener, so it runs first.
+    socket.on('end', drainPausedParser);
   };
+}
+
+const PARSER = 'parser';
+let parserSymbol: symbol | undefined;
+
+/**
+ * Works around an undici 7 crash (nodejs/undici#5360; fixed upstream in undici 8 by #5474, which
+ * needs Node 22): when a response body is under backpressure (our parser or the Parquet writer
+ * is slower than the network) undici's HTTP/1 parser is paused, and if the server then closes
+ * the connection (`Connection: close`, or an HTTP/1.0 server), undici's 'end' handler asserts
+ * that the parser is not paused. The AssertionError is thrown from a socket event handler, so
+ * no try/catch of ours can see it: one such server took the whole crawl down.
+ *
+ * At 'end' every byte of the response has been read from the socket, so resuming the parser
+ * buffers at most what is already in memory; it completes a Content-Length or chunked body, and
+ * leaves an EOF-delimited one for undici's own handler to finish. The parser is reached through
+ * undici's internal `Symbol(parser)` on the socket (undici is pinned to one version;
+ * test/fetch-connection-close.test.ts fails if this stops working).
+ */
+function drainPausedParser(this: net.Socket): void {
+  parserSymbol ??= Object.getOwnPropertySymbols(this).find((s) => s.description === PARSER);
+  if (parserSymbol === undefined) return;
+  const parser = (this as unknown as Record<symbol, { paused?: boolean; resume?: () => void } | null>)[parserSymbol];
+  // Each resume parses at least one more callback's worth; the bound only guards against a loop.
+  for (let i = 0; i < 1024 && parser?.paused === true && typeof parser.resume === 'function' && !this.destroyed; i++) parser.resume();
 }

@@ -62,7 +62,8 @@ export async function discard(r: OpenResponse): Promise<void> {
   }
 }
 
-async function attemptOnce(url: URL, headers: Record<string, string>, budget: Budget, deps: ExchangeDeps, seen: { ip: string | null }, signal?: AbortSignal): Promise<OpenResponse> {
+async function attemptOnce(url: URL, headers: Record<string, string>, budget: Budget, deps: ExchangeDeps, seen: { ip: string | null }, hop: HopOptions): Promise<OpenResponse> {
+  const { signal } = hop;
   const target = await resolveTarget(url, deps.targets);
   seen.ip = target.ip;
   // The per-IP cap protects shared hosting that DNS reveals. An address chosen by the operator
@@ -106,7 +107,7 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
   try {
     deps.onSend();
     headers.host = target.hostHeader;
-    const sent = deps.agent.request({ origin: target.origin, path: target.path, method: 'GET', headers, signal: ctl.signal });
+    const sent = deps.agent.request({ origin: target.origin, path: target.path, method: 'GET', headers, signal: ctl.signal, reset: hop.closeConnection === true });
     // undici looks at the signal only once connected; our deadline must not wait for that.
     const deadline = new Promise<never>((_, reject) => (cut = reject));
     const res = await Promise.race([sent, deadline]).catch((err: unknown) => {
@@ -123,7 +124,14 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
 }
 
 /** Sends one hop, retrying transient failures (retry.ts) at most `config.retries` times. */
-export async function sendHop(url: URL, headers: Record<string, string>, budget: Budget, deps: ExchangeDeps, signal?: AbortSignal): Promise<HopResult> {
+export interface HopOptions {
+  signal?: AbortSignal | undefined;
+  /** Send `Connection: close` and close the socket after the answer (FetchRequest.closeConnection). */
+  closeConnection?: boolean | undefined;
+}
+
+export async function sendHop(url: URL, headers: Record<string, string>, budget: Budget, deps: ExchangeDeps, hop: HopOptions = {}): Promise<HopResult> {
+  const { signal } = hop;
   const { config, politeness } = deps;
   const seen = { ip: null as string | null };
   let attempts = 0;
@@ -131,7 +139,7 @@ export async function sendHop(url: URL, headers: Record<string, string>, budget:
     attempts++;
     let r: OpenResponse;
     try {
-      r = await attemptOnce(url, headers, budget, deps, seen, signal);
+      r = await attemptOnce(url, headers, budget, deps, seen, hop);
     } catch (err) {
       const code = classifyError(err);
       if (isTransientError(code) && attempts <= config.retries && budget.remainingMs > 0) {

@@ -174,7 +174,7 @@ export class Fetcher {
     let current = url;
     let attempts = 0;
     for (;;) {
-      const hop = await sendHop(current, headers, budget, this.deps, req.signal);
+      const hop = await sendHop(current, headers, budget, this.deps, { signal: req.signal, closeConnection: req.closeConnection });
       row.attempts = attempts += hop.attempts;
       row.remote_ip = hop.ip;
       row.final_url = current.href;

@@ -24,6 +24,13 @@ export interface FetchRequest {
   validators?: Validators;
   /** Extra abort signal from the caller (e.g. the run is shutting down). */
   signal?: AbortSignal;
+  /**
+   * The caller is done with this host after this answer: ask the server to close the connection
+   * (`Connection: close`) instead of keeping it idle. A crawl meets most hosts once, for
+   * robots.txt and then one file; closing after the file frees the TLS connection's memory at
+   * once on both sides instead of holding it for the keep-alive time.
+   */
+  closeConnection?: boolean;
 }
 
 /** What the body consumer learns about the response before reading it. */
