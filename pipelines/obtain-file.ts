@@ -6,6 +6,7 @@ import type { CrawlContext } from './context.js';
 
 /**
  * How a file's body is obtained (issue 7, ads.txt 1.1 §3.1 and §3.6, RFC 9309 §2.4):
+ * - an earlier 404 still fresh: no request, the file is still `not_found` (with its age);
  * - `cached`: the earlier snapshot's copy is still fresh (its Cache-Control/Expires lifetime, or
  *   7 days for ads.txt, at most 24 h for robots.txt): reused without a request;
  * - `not_modified`: a conditional request with the earlier validators answered 304;
@@ -57,6 +58,12 @@ export async function obtainFile<T>(
     if (body !== null) return reused('cached', prev, body, null, inc.now);
   }
 
+  // A 404 is an answer too, with a lifetime (RFC 9111 §4.2.2: heuristically cacheable; ads.txt
+  // 1.1 §3.6's 7 days, RFC 9309 §2.4's 24 h): within it the site is not asked again.
+  if (inc && !inc.revalidate && prev !== null && prev.status === 'not_found' && prev.fetchedAt !== null && isFresh(prev.freshUntil, inc.now)) {
+    return knownAbsent(prev, inc.now);
+  }
+
   const validators = inc && reusable ? { etag: prev.etag, lastModified: prev.lastModified } : undefined;
   const writer = ctx.bodies?.writer() ?? null;
   const outcome = await ctx.fetcher.fetch({ ...req, validators, signal: ctx.signal }, async (stream, meta) => {
@@ -104,7 +111,8 @@ export async function obtainFile<T>(
       etag: outcome.etag,
       lastModified: outcome.lastModified,
       fetchedAt,
-      freshUntil: outcome.body !== null ? freshUntil(req.kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires }) : null,
+      // A body, or a definitive "no file" (404), has a lifetime; other failures are asked again next run.
+      freshUntil: outcome.body !== null || fetchStatus === 'not_found' ? freshUntil(req.kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires }) : null,
       ageDays: null,
       truncated: outcome.truncated,
       fetchStatus,
@@ -131,6 +139,30 @@ function reused<T>(reuse: Reuse, prev: PreviousFile, body: T, outcome: FetchOutc
       ageDays: Math.round(ageDays(prev.fetchedAt!, now) * 1000) / 1000,
       truncated: false,
       fetchStatus: null,
+    },
+  };
+}
+
+/** The earlier snapshot's fresh 404, reused without a request: still `not_found`, with its fetch time and age. */
+function knownAbsent<T>(prev: PreviousFile, now: Date): Obtained<T> {
+  return {
+    outcome: null,
+    body: null,
+    reuse: null,
+    previous: prev,
+    file: {
+      url: null,
+      httpStatus: prev.httpStatus,
+      contentType: prev.contentType,
+      bytes: null,
+      sha256: null,
+      etag: prev.etag,
+      lastModified: prev.lastModified,
+      fetchedAt: prev.fetchedAt,
+      freshUntil: prev.freshUntil,
+      ageDays: Math.round(ageDays(prev.fetchedAt!, now) * 1000) / 1000,
+      truncated: false,
+      fetchStatus: 'not_found',
     },
   };
 }

@@ -21,7 +21,8 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
   const got = await obtainFile(ctx, { url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host }, parse);
   const { out, stats } = ctx;
   const txt: RobotsTxt | null = got.body;
-  const policy = policyOf(got.outcome?.status ?? null, got.outcome?.error ?? null, txt, got.reuse !== null);
+  // file.httpStatus, not outcome.status: an earlier 404 reused without a request has no outcome.
+  const policy = policyOf(got.file.httpStatus, got.outcome?.error ?? null, txt, got.reuse !== null);
 
   const rules = emitRobots(out, host, txt, policy, ctx.options.verdictAgents, ctx.options.verdictPaths);
   const status: FileStatus = got.reuse ?? got.file.fetchStatus ?? (got.file.truncated ? 'too_large' : 'ok');

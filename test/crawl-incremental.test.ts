@@ -91,6 +91,18 @@ describe('incremental snapshots', () => {
       const [fetches] = await db.rows(`SELECT count(*) AS n FROM fetches WHERE snapshot_date = DATE '2026-11-23' AND file_kind = 'ads.txt'`);
       const [fetches1] = await db.rows(`SELECT count(*) AS n FROM fetches WHERE snapshot_date = DATE '2026-11-21' AND file_kind = 'ads.txt'`);
       expect(fetches!.n).toBeLessThan((fetches1!.n as number) / 2);
+      // A 404 is an answer with a lifetime (7 days for ads.txt, 24 h for robots.txt): an hour later
+      // the site is not asked again and the file stays not_found, with its age.
+      const absent = await db.rows(`
+        SELECT f3.file_kind, f3.subject, f3.status, f3.http_status, f3.age_days, f3.fetched_at = f2.fetched_at AS same_fetch,
+               (SELECT count(*) FROM fetches x WHERE x.snapshot_date = DATE '2026-11-23' AND x.subject = f3.subject AND x.file_kind = f3.file_kind) AS requests
+        FROM files f3 JOIN files f2 ON f2.subject = f3.subject AND f2.file_kind = f3.file_kind AND f2.snapshot_date = DATE '2026-11-22'
+        WHERE f3.snapshot_date = DATE '2026-11-23' AND f2.status = 'not_found' AND f3.file_kind IN ('ads.txt', 'robots.txt')`);
+      expect(absent.filter((x) => x.file_kind === 'ads.txt').length).toBeGreaterThan(0);
+      for (const row of absent) {
+        expect(row, `${row.file_kind} ${row.subject}`).toMatchObject({ status: 'not_found', http_status: 404, same_fetch: true, requests: 0 });
+        expect(Number(row.age_days)).toBeCloseTo(1 / 24, 2);
+      }
     } finally {
       db.close();
     }
