@@ -11,11 +11,11 @@
  * taken for the body it is named after.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createGunzip, gunzip } from 'node:zlib';
+import { createGunzip, gunzip, gunzipSync } from 'node:zlib';
 import { StoreBodyWriter, type BodyWriter, type BodyWriterEnv } from './body-writer.js';
 
 export type { BodyWriteResult, BodyWriter } from './body-writer.js';
@@ -38,6 +38,13 @@ export const BODIES_DIR = '_bodies';
 const TMP_DIR = '.tmp';
 const EXT = '.gz';
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+/**
+ * Stored (compressed) files up to this size are read and inflated synchronously in one go.
+ * Replaying an incremental run's bodies is thousands of small files: a few file-system calls on
+ * a file in the page cache cost microseconds, while each trip through libuv's four-thread pool
+ * (stat, open, read, close, every inflate chunk) queued behind the others. Larger files stream.
+ */
+const SYNC_READ_MAX = 256 * 1024;
 
 export class BodyStoreError extends Error {
   constructor(
@@ -110,12 +117,13 @@ export class BodyStore {
   }
 
   async has(sha256: string): Promise<boolean> {
+    return this.hasSync(sha256);
+  }
+
+  /** Whether the body is stored (one stat; see SYNC_READ_MAX for why synchronous). */
+  hasSync(sha256: string): boolean {
     if (!isSha256Hex(sha256)) return false;
-    try {
-      return (await stat(this.pathOf(sha256))).isFile();
-    } catch {
-      return false;
-    }
+    return statSync(this.pathOf(sha256), { throwIfNoEntry: false })?.isFile() ?? false;
   }
 
   /** The whole body, verified against its sha256; null when not stored. Throws BodyStoreError('corrupt'). */
@@ -148,9 +156,9 @@ export class BodyStore {
     return this.chunks(sha256);
   }
 
-  /** Like stream(), but null when the body is not stored (checked first, asynchronously). */
+  /** Like stream(), but null when the body is not stored (checked first). */
   async open(sha256: string): Promise<AsyncIterable<Uint8Array> | null> {
-    return (await this.has(sha256)) ? this.chunks(sha256) : null;
+    return this.hasSync(sha256) ? this.chunks(sha256) : null;
   }
 
   /**
@@ -173,21 +181,53 @@ export class BodyStore {
 
   private async *chunks(sha256: string): AsyncGenerator<Uint8Array> {
     const hash = createHash('sha256');
-    const file = createReadStream(this.pathOf(sha256));
-    const gunzipStream = createGunzip();
-    file.on('error', (err) => gunzipStream.destroy(err));
-    file.pipe(gunzipStream);
+    let fd: number;
     try {
-      for await (const chunk of gunzipStream as AsyncIterable<Buffer>) {
-        hash.update(chunk);
-        yield new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      }
+      fd = openSync(this.pathOf(sha256), 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BodyStoreError('missing', `body ${sha256} is not stored`);
-      throw new BodyStoreError('corrupt', `body ${sha256} does not decompress: ${(err as Error).message}`);
-    } finally {
-      file.destroy();
-      gunzipStream.destroy();
+      throw err;
+    }
+    let size: number;
+    try {
+      size = fstatSync(fd).size;
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    if (size <= SYNC_READ_MAX) {
+      let body: Buffer;
+      try {
+        const compressed = Buffer.allocUnsafe(size);
+        for (let off = 0; off < size; ) {
+          const n = readSync(fd, compressed, off, size - off, off);
+          if (n === 0) break;
+          off += n;
+        }
+        body = gunzipSync(compressed);
+      } catch (err) {
+        throw new BodyStoreError('corrupt', `body ${sha256} does not decompress: ${(err as Error).message}`);
+      } finally {
+        closeSync(fd);
+      }
+      hash.update(body);
+      if (body.length > 0) yield new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    } else {
+      const file = createReadStream('', { fd });
+      const gunzipStream = createGunzip();
+      file.on('error', (err) => gunzipStream.destroy(err));
+      file.pipe(gunzipStream);
+      try {
+        for await (const chunk of gunzipStream as AsyncIterable<Buffer>) {
+          hash.update(chunk);
+          yield new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        }
+      } catch (err) {
+        throw new BodyStoreError('corrupt', `body ${sha256} does not decompress: ${(err as Error).message}`);
+      } finally {
+        file.destroy();
+        gunzipStream.destroy();
+      }
     }
     if (hash.digest('hex') !== sha256) throw new BodyStoreError('corrupt', `body ${sha256} does not match its sha256`);
   }

@@ -115,7 +115,7 @@ export class PreviousSnapshot {
     }
     if (this.bodies) {
       const store = this.bodies;
-      await Promise.all([...out.values()].map(async (f) => (f.hasBody = f.sha256 !== null && (await store.has(f.sha256)))));
+      for (const f of out.values()) f.hasBody = f.sha256 !== null && store.hasSync(f.sha256);
     }
     return out;
   }
