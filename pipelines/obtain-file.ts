@@ -120,7 +120,7 @@ export async function obtainFile<T>(
   };
 }
 
-function reused<T>(reuse: Reuse, prev: PreviousFile, body: T, outcome: FetchOutcome<T> | null, now: Date): Obtained<T> {
+function reused<T>(reuse: Reuse | null, prev: PreviousFile, body: T | null, outcome: FetchOutcome<T> | null, now: Date): Obtained<T> {
   return {
     outcome,
     body,
@@ -145,26 +145,11 @@ function reused<T>(reuse: Reuse, prev: PreviousFile, body: T, outcome: FetchOutc
 
 /** The earlier snapshot's fresh 404, reused without a request: still `not_found`, with its fetch time and age. */
 function knownAbsent<T>(prev: PreviousFile, now: Date): Obtained<T> {
-  return {
-    outcome: null,
-    body: null,
-    reuse: null,
-    previous: prev,
-    file: {
-      url: null,
-      httpStatus: prev.httpStatus,
-      contentType: prev.contentType,
-      bytes: null,
-      sha256: null,
-      etag: prev.etag,
-      lastModified: prev.lastModified,
-      fetchedAt: prev.fetchedAt,
-      freshUntil: prev.freshUntil,
-      ageDays: Math.round(ageDays(prev.fetchedAt!, now) * 1000) / 1000,
-      truncated: false,
-      fetchStatus: 'not_found',
-    },
-  };
+  const r = reused<T>(null, prev, null, null, now);
+  r.file.url = null;
+  r.file.sha256 = null;
+  r.file.fetchStatus = 'not_found';
+  return r;
 }
 
 /** Streams the stored earlier body through the parser; null when it is gone from the store. */
