@@ -3,7 +3,8 @@ import type { PreviousFile, PreviousSnapshot } from '../src/store/previous-snaps
 /**
  * Lookups into the earlier snapshot, batched: the crawl asks for one (subject, file kind) at a
  * time from hundreds of concurrent jobs; the asks of one tick (up to `maxBatch`) become one
- * DuckDB query. Results are not cached: each (subject, kind) is asked once per run.
+ * `PreviousSnapshot.lookup` (the in-memory index, then the body-store presence checks).
+ * Results are not cached: each (subject, kind) is asked once per run.
  */
 export class PreviousLookup {
   private queue: { key: { subject: string; fileKind: string }; resolve: (f: PreviousFile | null) => void; reject: (e: unknown) => void }[] = [];
