@@ -198,11 +198,12 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     if (options.domains) {
       stats.phase = 'domains';
       if (options.domains !== '-') void estimateTotal(options.domains, options.limit, shard).then((n) => (stats.targetsTotal = n));
-      const src = readDomainList(options.domains, { limit: options.limit, zipEntry: options.zipEntry });
-      list = src.stats;
       // Every listed root is known to the registry (also those done before a resume, and those
-      // of other shards), so that partners that are listed roots are not fetched twice.
-      const targets = tap(src.targets, (t) => referrals.roots.add(t.target));
+      // of other shards), so that partners that are listed roots are not fetched twice. The
+      // reader de-duplicates the list with that same set: one copy of the roots, not two.
+      const src = readDomainList(options.domains, { limit: options.limit, zipEntry: options.zipEntry, seen: referrals.roots });
+      list = src.stats;
+      const targets = src.targets;
       if ((stage === 'all' || stage === 'targets') && !reached('apps')) {
         await pool('domains', filter(targets, (t) => shardOwns(t.target)), concurrency, (t) => crawlDomain(ctx, t, referrals));
       } else {
@@ -347,13 +348,6 @@ async function* skipDone<T>(items: AsyncIterable<T> | Iterable<T>, n: number): A
 
 async function* filter<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): AsyncGenerator<T> {
   for await (const item of items) if (keep(item)) yield item;
-}
-
-async function* tap<T>(items: AsyncIterable<T>, f: (item: T) => void): AsyncGenerator<T> {
-  for await (const item of items) {
-    f(item);
-    yield item;
-  }
 }
 
 /**

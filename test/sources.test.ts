@@ -91,6 +91,17 @@ describe('CompactStringSet', () => {
 });
 
 describe('readDomainList', () => {
+  it("seen: de-duplicates with the caller's set, which then holds every accepted root", async () => {
+    const seen = new CompactStringSet();
+    seen.add('already.example');
+    const p = file('seen.txt', 'a.example\nwww.a.example\nalready.example\nb.example\n');
+    const { list, stats } = await readAll(p, { seen });
+    expect(list.map((t) => t.target)).toEqual(['a.example', 'b.example']);
+    expect(stats.duplicates).toBe(2);
+    expect(['a.example', 'b.example', 'already.example'].map((d) => seen.has(d))).toEqual([true, true, true]);
+    expect(seen.size).toBe(3);
+  });
+
   it('plain text: BOM, comments, blanks, URLs, www., IDN, dedupe by root, line-order rank', async () => {
     const p = file('plain.txt', '\uFEFFexample.com\r\n# a comment\n\nwww.example.com\nhttps://news.example.org/a\nmünchen.de\n127.0.0.1\nco.uk\nEXAMPLE.net.\n');
     const { list, stats } = await readAll(p);

@@ -54,6 +54,11 @@ export interface ReadDomainListOptions {
   sourceName?: string;
   /** Malformed lines kept as samples. @default 20 */
   maxSamples?: number;
+  /**
+   * The set the reader de-duplicates with (a new one by default). A caller that needs the set of
+   * accepted roots afterwards passes its own, rather than keeping a second copy of every root.
+   */
+  seen?: CompactStringSet;
 }
 
 const DOMAIN_HEADERS = ['domain', 'host', 'hostname', 'site', 'website', 'url'];
@@ -94,7 +99,7 @@ export function readDomainList(input: string, options: ReadDomainListOptions = {
       stats.stoppedAtLimit = true;
       return;
     }
-    const seen = new CompactStringSet();
+    const seen = options.seen ?? new CompactStringSet();
     let layout: Layout | null = null;
     const lines = openLineBatches(input, options.zipEntry === undefined ? {} : { zipEntry: options.zipEntry });
     for await (const batch of lines) {
