@@ -70,8 +70,10 @@ errors; 1 when the run could not complete — then no partial snapshot is visibl
 /**
  * Memory: a crawl's live heap is small (25–40 MB) but it allocates fast (TLS certificate checks,
  * body chunks), and V8 lets such a heap grow to 3–5× its live size before collecting. A slower
- * heap growth and a smaller young generation keep peak RSS near the live set, for ~10% more CPU
- * (bench/crawl.bench.ts; README Performance). Set before the crawl allocates anything.
+ * heap growth keeps peak RSS near the live set, for ~10% more CPU (bench/crawl.bench.ts; README
+ * Performance). Set before the crawl allocates anything. The semi-space cap cannot resize the
+ * main isolate's young generation, which V8 sized at startup (it still grows to 2 × 16 MB); it
+ * applies to the Parquet worker, whose isolate is created after this.
  */
 function tuneHeapForCrawling(): void {
   if (process.env.ADSNAP_NO_HEAP_TUNING) return;
