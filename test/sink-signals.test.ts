@@ -5,14 +5,16 @@
  *   and `sweepTemporaryParts` removes them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { sweepTemporaryParts } from '../src/sink/index.js';
 import { repoRoot } from './helpers/corpus.js';
 import { listFiles } from './helpers/files.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+const newDir = useTempDirs('sig');
 
 
 /** Starts a child that writes rows forever through a slow encoder and prints READY once a part file exists. */
@@ -52,7 +54,7 @@ for (let i = 0; !stopping; i++) {
 
 describe('killing a process that is writing a snapshot', () => {
   it('SIGTERM → abort(): no part and no temporary file remain', async () => {
-    const outDir = path.join(mkdtempSync(path.join(tmpdir(), 'adsnap-sig-')), 'out');
+    const outDir = path.join(newDir(), 'out');
     const { child, ready, exited } = startWriter(outDir);
     await ready;
     expect(listFiles(outDir).some((f) => f.endsWith('.parquet.tmp'))).toBe(true);
@@ -63,7 +65,7 @@ describe('killing a process that is writing a snapshot', () => {
   }, 30_000);
 
   it('SIGKILL: no *.parquet part of the unfinished table is visible; temporaries are swept', async () => {
-    const outDir = path.join(mkdtempSync(path.join(tmpdir(), 'adsnap-sig-')), 'out');
+    const outDir = path.join(newDir(), 'out');
     const { child, ready, exited } = startWriter(outDir);
     await ready;
     child.kill('SIGKILL');

@@ -1,12 +1,12 @@
 import { DUCKDB_TYPE } from './helpers/snapshot-rows.js';
 import { listFiles } from './helpers/files.js';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableNames, tables, type Column, type Row, type TableName } from '../schemas/tables.js';
 import { openSnapshotWriter, writeRunManifest } from '../src/sink/index.js';
+import { useTempDirs } from './helpers/tmp.js';
 
 let db: DuckDBInstance;
 let con: DuckDBConnection;
@@ -18,7 +18,7 @@ afterAll(() => {
   con?.closeSync();
 });
 
-const newDir = () => mkdtempSync(path.join(tmpdir(), 'adsnap-sink-'));
+const newDir = useTempDirs('sink');
 const sql = (p: string) => `'${p.replace(/'/g, "''")}'`;
 async function query(q: string): Promise<Record<string, unknown>[]> {
   return (await con.runAndReadAll(q)).getRowObjectsJson() as Record<string, unknown>[];

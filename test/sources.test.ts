@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +10,9 @@ import { ListReadError, openLines, parseCsvLine } from '../src/sources/line-read
 import { CompactStringSet } from '../src/util/compact-string-set.js';
 import { corpusPath, describeWithCorpus, repoRoot } from './helpers/corpus.js';
 import { makeZip } from './helpers/make-zip.js';
+import { useTempDirs } from './helpers/tmp.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'adsnap-sources-'));
+const dir = useTempDirs('sources')();
 const file = (name: string, data: string | Uint8Array) => {
   const p = path.join(dir, name);
   writeFileSync(p, data);

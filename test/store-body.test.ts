@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BodyStore, BodyStoreError, type BodyWriter } from '../src/store/body-store.js';
 import { repoRoot } from './helpers/corpus.js';
 import { listFiles } from './helpers/files.js';
+import { useTempDirs } from './helpers/tmp.js';
 
-const newRoot = () => mkdtempSync(path.join(tmpdir(), 'adsnap-bodies-'));
+const newRoot = useTempDirs('bodies');
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const enc = new TextEncoder();
 

@@ -1,6 +1,5 @@
 import { DuckDBInstance } from '@duckdb/node-api';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row } from '../schemas/tables.js';
@@ -9,9 +8,10 @@ import { BodyStore } from '../src/store/body-store.js';
 import { KeyedPayloadsBuilder } from '../src/store/keyed-payloads.js';
 import { fnv1a } from '../src/util/hash.js';
 import { completedRuns, findPreviousSnapshot, hasReusableData, PreviousSnapshot, previousKey } from '../src/store/previous-snapshot.js';
+import { useTempDirs } from './helpers/tmp.js';
 
 const enc = new TextEncoder();
-const newDir = () => mkdtempSync(path.join(tmpdir(), 'adsnap-prev-'));
+const newDir = useTempDirs('prev');
 
 type FileIn = Partial<Row<'files'>> & { subject: string; file_kind: string };
 type FetchIn = Partial<Row<'fetches'>> & { url: string };
