@@ -42,6 +42,36 @@ export interface Obtained<T> {
   };
 }
 
+/**
+ * What the earlier snapshot lets this run do without a request: reuse a still-fresh body
+ * (`cached`), or take a still-fresh 404 as the answer (`absent`); `fetch` otherwise.
+ */
+type EarlierUse = 'cached' | 'absent' | 'fetch';
+
+function earlierUse(ctx: CrawlContext, prev: PreviousFile | null, kind: FetchKind): EarlierUse {
+  const inc = ctx.incremental;
+  if (!inc || inc.revalidate || prev === null || prev.fetchedAt === null) return 'fetch';
+  if (prev.sha256 !== null && prev.hasBody) {
+    // Store pages have no files row, so no recorded fresh_until: their week counts from the earlier fetch.
+    const until = prev.freshUntil ?? (kind === 'store_page' ? freshUntil('store_page', prev.fetchedAt, { cacheControl: null, expires: null }) : null);
+    return isFresh(until, inc.now) ? 'cached' : 'fetch';
+  }
+  // A 404 is an answer too, with a lifetime (RFC 9111 §4.2.2: heuristically cacheable; ads.txt
+  // 1.1 §3.6's 7 days, RFC 9309 §2.4's 24 h): within it the site is not asked again.
+  return prev.status === 'not_found' && isFresh(prev.freshUntil, inc.now) ? 'absent' : 'fetch';
+}
+
+/**
+ * Whether obtaining this file will need the network (an incremental run may answer it from the
+ * earlier snapshot). Lets a job close its connection to a host after the last request it will
+ * really make there.
+ */
+export async function willRequest(ctx: CrawlContext, subject: string, kind: FetchKind): Promise<boolean> {
+  const inc = ctx.incremental;
+  if (!inc) return true;
+  return earlierUse(ctx, await inc.previous.get(subject, kind), kind) === 'fetch';
+}
+
 export async function obtainFile<T>(
   ctx: CrawlContext,
   req: { url: string; kind: FetchKind; subject: string; closeConnection?: boolean },
@@ -51,17 +81,12 @@ export async function obtainFile<T>(
   const prev = inc ? await inc.previous.get(req.subject, req.kind) : null;
   const reusable = prev !== null && prev.sha256 !== null && prev.hasBody && prev.fetchedAt !== null;
 
-  // Store pages have no files row, so no recorded fresh_until: their week counts from the earlier fetch.
-  const prevFreshUntil = prev?.freshUntil ?? (prev?.fetchedAt && req.kind === 'store_page' ? freshUntil('store_page', prev.fetchedAt, { cacheControl: null, expires: null }) : null);
-  if (inc && reusable && !inc.revalidate && isFresh(prevFreshUntil, inc.now)) {
-    const body = await replay(ctx, prev, consume);
-    if (body !== null) return reused('cached', prev, body, null, inc.now);
-  }
-
-  // A 404 is an answer too, with a lifetime (RFC 9111 §4.2.2: heuristically cacheable; ads.txt
-  // 1.1 §3.6's 7 days, RFC 9309 §2.4's 24 h): within it the site is not asked again.
-  if (inc && !inc.revalidate && prev !== null && prev.status === 'not_found' && prev.fetchedAt !== null && isFresh(prev.freshUntil, inc.now)) {
-    return knownAbsent(prev, inc.now);
+  const use = earlierUse(ctx, prev, req.kind);
+  if (use === 'cached') {
+    const body = await replay(ctx, prev!, consume);
+    if (body !== null) return reused('cached', prev!, body, null, inc!.now);
+  } else if (use === 'absent') {
+    return knownAbsent(prev!, inc!.now);
   }
 
   const validators = inc && reusable ? { etag: prev.etag, lastModified: prev.lastModified } : undefined;

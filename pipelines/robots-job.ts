@@ -11,14 +11,15 @@ import type { Referrals } from './referral-registry.js';
  * rules, allow-all (4xx, §2.3.1.3) or disallow-all (5xx / unreachable, §2.3.1.4).
  * Writes `files`, `fetches`, `robots_rules`, `robots_sitemaps`, `robots_verdicts`, `parse_issues`.
  * With `record` false (a host already recorded in this run) it only learns the policy.
+ * `closeConnection`: robots.txt is the last request to this host (FetchRequest.closeConnection).
  */
-export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, record = true): Promise<RobotsPolicy> {
+export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, record = true, closeConnection = false): Promise<RobotsPolicy> {
   const parse = parseRobotsBody;
   if (!record) {
-    const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, signal: ctx.signal }, parse);
+    const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, signal: ctx.signal, closeConnection }, parse);
     return policyOf(outcome.status, outcome.error, outcome.body, false);
   }
-  const got = await obtainFile(ctx, { url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host }, parse);
+  const got = await obtainFile(ctx, { url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, closeConnection }, parse);
   const { out, stats } = ctx;
   const txt: RobotsTxt | null = got.body;
   // file.httpStatus, not outcome.status: an earlier 404 reused without a request has no outcome.

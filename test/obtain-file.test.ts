@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { CrawlContext } from '../pipelines/context.js';
+import { willRequest } from '../pipelines/obtain-file.js';
+import type { PreviousFile } from '../src/store/previous-snapshot.js';
+
+/**
+ * willRequest: whether a file will need the network in this run, so a job can close its
+ * connection after the last request it really makes to a host (issue 7: the next night
+ * revalidates robots.txt while ads.txt is still fresh).
+ */
+const NOW = new Date('2026-11-22T02:00:00Z');
+const HOUR = 3_600_000;
+
+function earlier(over: Partial<PreviousFile>): PreviousFile {
+  return {
+    subject: 'site.example',
+    fileKind: 'ads.txt',
+    url: 'https://site.example/ads.txt',
+    status: 'ok',
+    httpStatus: 200,
+    sha256: 'a'.repeat(64),
+    etag: null,
+    lastModified: null,
+    contentType: 'text/plain',
+    fetchedAt: new Date(NOW.getTime() - 25 * HOUR),
+    freshUntil: new Date(NOW.getTime() + 6 * 24 * HOUR),
+    hasBody: true,
+    ...over,
+  };
+}
+
+function ctxWith(prev: PreviousFile | null, revalidate = false): CrawlContext {
+  const previous = { get: async () => prev };
+  return { incremental: { previous, now: NOW, revalidate } } as unknown as CrawlContext;
+}
+
+describe('willRequest', () => {
+  it('a first run (no earlier snapshot) always requests', async () => {
+    expect(await willRequest({ incremental: null } as unknown as CrawlContext, 'site.example', 'ads.txt')).toBe(true);
+  });
+
+  it('no request for a still-fresh body or a still-fresh 404', async () => {
+    expect(await willRequest(ctxWith(earlier({})), 'site.example', 'ads.txt')).toBe(false);
+    const absent = earlier({ status: 'not_found', httpStatus: 404, sha256: null, hasBody: false, url: null });
+    expect(await willRequest(ctxWith(absent), 'site.example', 'ads.txt')).toBe(false);
+  });
+
+  it('a request when the copy is stale, its body is gone, the answer was a failure, or --revalidate', async () => {
+    const stale = new Date(NOW.getTime() - HOUR);
+    expect(await willRequest(ctxWith(earlier({ freshUntil: stale })), 'site.example', 'ads.txt')).toBe(true);
+    expect(await willRequest(ctxWith(earlier({ hasBody: false })), 'site.example', 'ads.txt')).toBe(true);
+    expect(await willRequest(ctxWith(earlier({ status: 'not_found', sha256: null, hasBody: false, freshUntil: stale })), 'site.example', 'ads.txt')).toBe(true);
+    expect(await willRequest(ctxWith(earlier({ status: 'http_error', httpStatus: 503, sha256: null, hasBody: false, freshUntil: null })), 'site.example', 'ads.txt')).toBe(true);
+    expect(await willRequest(ctxWith(null), 'site.example', 'ads.txt')).toBe(true);
+    expect(await willRequest(ctxWith(earlier({}), true), 'site.example', 'ads.txt')).toBe(true);
+  });
+});
