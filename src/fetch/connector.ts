@@ -95,6 +95,11 @@ function drainPausedParser(this: net.Socket): void {
   parserSymbol ??= Object.getOwnPropertySymbols(this).find((s) => s.description === PARSER);
   if (parserSymbol === undefined) return;
   const parser = (this as unknown as Record<symbol, { paused?: boolean; resume?: () => void } | null>)[parserSymbol];
-  // Each resume parses at least one more callback's worth; the bound only guards against a loop.
-  for (let i = 0; i < 1024 && parser?.paused === true && typeof parser.resume === 'function' && !this.destroyed; i++) parser.resume();
+  try {
+    // Each resume parses at least one more callback's worth; the bound only guards against a loop.
+    for (let i = 0; i < 1024 && parser?.paused === true && typeof parser.resume === 'function' && !this.destroyed; i++) parser.resume();
+  } catch (err) {
+    // Never let an error escape an event handler: fail this connection (and its request) only.
+    this.destroy(err as Error);
+  }
 }
