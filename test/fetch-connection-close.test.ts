@@ -40,20 +40,25 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('server closes the connection after the body while we read slowly', () => {
+  // Two slow readers: one that starts late, then reads slowly; one that reads a chunk and then
+  // stalls while the rest of the body and the close arrive.
+  const readers: Record<string, (i: number) => number> = { 'late, then slow': (i) => (i === 0 ? 100 : 5), 'stalls after a chunk': (i) => (i === 1 ? 200 : 0) };
+  for (const [readerName, pauseMs] of Object.entries(readers))
   for (const framing of Object.keys(framings)) {
-    it.each(SIZES)(`${framing}, %i bytes: the whole body arrives and nothing crashes`, async (size) => {
+    it.each(SIZES)(`${framing}, %i bytes, reader ${readerName}: the whole body arrives and nothing crashes`, async (size) => {
       const BODY = bodyOf(size);
       const f = new Fetcher(resolveFetchConfig({ connectTo: [`:80:127.0.0.1:${port}`], resolver: noDns, retries: 0 }));
       try {
         const out = await f.fetch({ url: `http://slow-reader.example/${encodeURIComponent(framing)}/${size}`, kind: 'ads.txt', subject: 'slow-reader.example' }, async (body) => {
-          // Let the whole answer and the FIN arrive before reading, then read slowly.
-          await new Promise((r) => setTimeout(r, 100));
           const hash = createHash('sha256');
           let n = 0;
+          let i = 0;
+          const wait = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : undefined);
+          await wait(pauseMs(i++));
           for await (const chunk of body) {
             hash.update(chunk);
             n += chunk.length;
-            await new Promise((r) => setTimeout(r, 5));
+            await wait(pauseMs(i++));
           }
           return { n, sha: hash.digest('hex') };
         });
