@@ -1,5 +1,5 @@
 import type { FetchKind, FetchOutcome, ResponseMeta } from '../src/fetch/index.js';
-import { carryForwardAllowed, ageDays, freshUntil, isFresh } from '../src/resolve/freshness.js';
+import { absentFreshUntil, carryForwardAllowed, ageDays, freshUntil, isFresh } from '../src/resolve/freshness.js';
 import { statusFromFetch } from '../src/resolve/file-status.js';
 import type { PreviousFile } from '../src/store/previous-snapshot.js';
 import type { CrawlContext } from './context.js';
@@ -136,8 +136,12 @@ export async function obtainFile<T>(
       etag: outcome.etag,
       lastModified: outcome.lastModified,
       fetchedAt,
-      // A body, or a definitive "no file" (404), has a lifetime; other failures are asked again next run.
-      freshUntil: outcome.body !== null || fetchStatus === 'not_found' ? freshUntil(req.kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires }) : null,
+      // A body, or a definitive "no file" (404, at most the default lifetime), has a lifetime;
+      // other failures are asked again next run.
+      freshUntil:
+        outcome.body !== null ? freshUntil(req.kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires })
+        : fetchStatus === 'not_found' ? absentFreshUntil(req.kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires })
+        : null,
       ageDays: null,
       truncated: outcome.truncated,
       fetchStatus,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ageDays, carryForwardAllowed, carryForwardUntil, freshUntil, headerLifetimeMs, isFresh, parseCacheControl, parseHttpDate } from '../src/resolve/freshness.js';
+import { absentFreshUntil, ageDays, carryForwardAllowed, carryForwardUntil, freshUntil, headerLifetimeMs, isFresh, parseCacheControl, parseHttpDate } from '../src/resolve/freshness.js';
 
 const T = new Date('2026-11-22T10:00:00Z');
 const H = 3600_000;
@@ -85,6 +85,19 @@ describe('freshUntil: robots.txt and store pages', () => {
   it('spec-decisions (store pages at most weekly): a store page is fresh for 7 days whatever its headers', () => {
     expect(freshUntil('store_page', T, none)).toEqual(after(7 * D));
     expect(freshUntil('store_page', T, cc('no-cache, no-store'))).toEqual(after(7 * D));
+  });
+});
+
+describe('absentFreshUntil: a 404 (no file)', () => {
+  const at = new Date('2026-11-22T00:00:00Z');
+  const none = { cacheControl: null, expires: null };
+  const days = (d: Date) => (d.getTime() - at.getTime()) / 86_400_000;
+  it('lives as long as its headers say, but never past the default (7 days; robots.txt 24 h)', () => {
+    expect(days(absentFreshUntil('ads.txt', at, none))).toBe(7);
+    expect(days(absentFreshUntil('ads.txt', at, { cacheControl: 'max-age=31536000', expires: null }))).toBe(7);
+    expect(days(absentFreshUntil('ads.txt', at, { cacheControl: 'max-age=86400', expires: null }))).toBe(1);
+    expect(days(absentFreshUntil('ads.txt', at, { cacheControl: 'no-store', expires: null }))).toBe(0);
+    expect(days(absentFreshUntil('robots.txt', at, { cacheControl: 'max-age=604800', expires: null }))).toBe(1);
   });
 });
 

@@ -45,6 +45,22 @@ describe('BodyStore: write and read back', () => {
     expect(await collect(store.stream(r.sha256)!)).toEqual(Buffer.from(adsTxt));
   });
 
+  it('a small stored file that inflates past 4 MiB (a gzip bomb, or just repetitive) is read back in chunks, not in one piece', async () => {
+    const store = BodyStore.forSnapshot(newRoot());
+    const big = enc.encode('a'.repeat(9 * 1024 * 1024));
+    const r = await write(store.writer(), big, 1 << 20);
+    expect(r.stored).toBe(true);
+    const sizes: number[] = [];
+    const chunks: Uint8Array[] = [];
+    for await (const c of store.stream(r.sha256)!) {
+      sizes.push(c.length);
+      chunks.push(c);
+    }
+    expect(Buffer.concat(chunks).equals(Buffer.from(big))).toBe(true);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(1024 * 1024);
+  });
+
   it('stores a body larger than memoryBytes by streaming it through a temporary file', async () => {
     const root = newRoot();
     const store = BodyStore.forSnapshot(root, { memoryBytes: 1024 });

@@ -54,6 +54,18 @@ export function freshUntil(kind: FreshnessKind, fetchedAt: Date, headers: CacheH
 }
 
 /**
+ * Until when a 404 (no file) fetched at `fetchedAt` stands as the answer: its headers' lifetime
+ * like any response (RFC 9111 §4.2.2), but never longer than the kind's default (7 days; 24 h for
+ * robots.txt). A blanket `max-age=31536000` on a CDN's error pages must not hide a file that the
+ * site publishes next week.
+ */
+export function absentFreshUntil(kind: FreshnessKind, fetchedAt: Date, headers: CacheHeaders): Date {
+  const declared = freshUntil(kind, fetchedAt, headers);
+  const byDefault = freshUntil(kind, fetchedAt, { cacheControl: null, expires: null });
+  return declared.getTime() < byDefault.getTime() ? declared : byDefault;
+}
+
+/**
  * Freshness lifetime in ms declared by the headers, or null when they declare none usable.
  * RFC 9111 §4.2.1: max-age wins over Expires; s-maxage is for shared caches only (we are a
  * private client), so it is ignored.

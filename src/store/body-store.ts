@@ -45,6 +45,8 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
  * (stat, open, read, close, every inflate chunk) queued behind the others. Larger files stream.
  */
 const SYNC_READ_MAX = 256 * 1024;
+/** Largest body inflated in one go on that path; a larger one is streamed. */
+const SYNC_INFLATE_MAX = 4 * 1024 * 1024;
 
 export class BodyStoreError extends Error {
   constructor(
@@ -123,7 +125,11 @@ export class BodyStore {
   /** Whether the body is stored (one stat; see SYNC_READ_MAX for why synchronous). */
   hasSync(sha256: string): boolean {
     if (!isSha256Hex(sha256)) return false;
-    return statSync(this.pathOf(sha256), { throwIfNoEntry: false })?.isFile() ?? false;
+    try {
+      return statSync(this.pathOf(sha256), { throwIfNoEntry: false })?.isFile() ?? false;
+    } catch {
+      return false; // unreadable (EACCES, ENOTDIR…): as good as absent, the file is fetched again
+    }
   }
 
   /** The whole body, verified against its sha256; null when not stored. Throws BodyStoreError('corrupt'). */
@@ -186,7 +192,7 @@ export class BodyStore {
       fd = openSync(this.pathOf(sha256), 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BodyStoreError('missing', `body ${sha256} is not stored`);
-      throw err;
+      throw new BodyStoreError('corrupt', `body ${sha256} cannot be read: ${(err as Error).message}`);
     }
     let size: number;
     try {
@@ -195,8 +201,8 @@ export class BodyStore {
       closeSync(fd);
       throw err;
     }
+    let body: Buffer | null = null;
     if (size <= SYNC_READ_MAX) {
-      let body: Buffer;
       try {
         const compressed = Buffer.allocUnsafe(size);
         for (let off = 0; off < size; ) {
@@ -204,12 +210,18 @@ export class BodyStore {
           if (n === 0) break;
           off += n;
         }
-        body = gunzipSync(compressed);
+        // A small file can inflate to a large body (gzip reaches ~1000:1): past SYNC_INFLATE_MAX
+        // it is streamed instead, so memory stays bounded by a chunk, not by the body.
+        body = gunzipSync(compressed, { maxOutputLength: SYNC_INFLATE_MAX });
       } catch (err) {
-        throw new BodyStoreError('corrupt', `body ${sha256} does not decompress: ${(err as Error).message}`);
-      } finally {
-        closeSync(fd);
+        if ((err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') {
+          closeSync(fd);
+          throw new BodyStoreError('corrupt', `body ${sha256} does not decompress: ${(err as Error).message}`);
+        }
       }
+    }
+    if (body !== null) {
+      closeSync(fd);
       hash.update(body);
       if (body.length > 0) yield new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     } else {
