@@ -7,6 +7,7 @@ import { fileRow, hopRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
 import { bodyColumns, obtainFile } from './obtain-file.js';
 import { robotsAllows } from './robots-job.js';
+import type { PreviousFile } from '../src/store/previous-snapshot.js';
 
 export interface AdsFileRequest {
   subject: string;
@@ -16,6 +17,8 @@ export interface AdsFileRequest {
   /** Root domain (PSL+1) of the subject: the scope of subdomain= referrals. */
   root: string;
   robots: RobotsPolicy | null;
+  /** The earlier snapshot's entry, when the caller already looked it up (previousOf). */
+  previous?: PreviousFile | null;
 }
 
 export interface AdsFileResult {
@@ -45,7 +48,7 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
   // placeholder record (§3.2.1: it authorizes nobody; placeholder.example.com has no sellers.json).
   const named = new Set<string>();
   // The file is the last request of this job to its host (robots.txt came first): close it after.
-  const got = await obtainFile(ctx, { url: `https://${subject}/${fileKind}`, kind: fileKind, subject, closeConnection: true }, (body) => parseAdsBody(out, subject, fileKind, body, named));
+  const got = await obtainFile(ctx, { url: `https://${subject}/${fileKind}`, kind: fileKind, subject, closeConnection: true, previous: req.previous }, (body) => parseAdsBody(out, subject, fileKind, body, named));
   const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
   let status: FileStatus;

@@ -2,7 +2,7 @@ import type { TargetInput } from '../src/sources/domain-list.js';
 import { crawlAdsFile } from './ads-file-job.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
-import { willRequest } from './obtain-file.js';
+import { previousOf, willRequest } from './obtain-file.js';
 import { crawlRobots, robotsFor } from './robots-job.js';
 
 /**
@@ -22,8 +22,9 @@ export async function crawlDomain(ctx: CrawlContext, target: TargetInput, referr
   });
   // A next-night run revalidates robots.txt (24 h) while the ads.txt is usually still fresh
   // (7 days): then robots.txt is the last request to this host, and its connection need not idle.
-  const robots = await crawlRobots(ctx, root, 'root', true, !(await willRequest(ctx, root, 'ads.txt')));
-  const res = await crawlAdsFile(ctx, { subject: root, fileKind: 'ads.txt', via: 'root', role: 'root', root, robots }, referrals.adSystems);
+  const adsPrevious = await previousOf(ctx, root, 'ads.txt');
+  const robots = await crawlRobots(ctx, root, 'root', true, !willRequest(ctx, adsPrevious, 'ads.txt'));
+  const res = await crawlAdsFile(ctx, { subject: root, fileKind: 'ads.txt', via: 'root', role: 'root', root, robots, previous: adsPrevious }, referrals.adSystems);
   for (const hop of res.hops) {
     if (hop.outcome !== 'followed') continue;
     if (hop.kind === 'inventorypartnerdomain') {

@@ -61,24 +61,28 @@ function earlierUse(ctx: CrawlContext, prev: PreviousFile | null, kind: FetchKin
   return prev.status === 'not_found' && isFresh(prev.freshUntil, inc.now) ? 'absent' : 'fetch';
 }
 
+/** The earlier snapshot's entry for this file (null in a first run or when it had none). */
+export async function previousOf(ctx: CrawlContext, subject: string, kind: FetchKind): Promise<PreviousFile | null> {
+  return ctx.incremental ? ctx.incremental.previous.get(subject, kind) : null;
+}
+
 /**
  * Whether obtaining this file will need the network (an incremental run may answer it from the
- * earlier snapshot). Lets a job close its connection to a host after the last request it will
- * really make there.
+ * earlier snapshot entry `prev`, from previousOf). Lets a job close its connection to a host
+ * after the last request it will really make there.
  */
-export async function willRequest(ctx: CrawlContext, subject: string, kind: FetchKind): Promise<boolean> {
-  const inc = ctx.incremental;
-  if (!inc) return true;
-  return earlierUse(ctx, await inc.previous.get(subject, kind), kind) === 'fetch';
+export function willRequest(ctx: CrawlContext, prev: PreviousFile | null, kind: FetchKind): boolean {
+  return earlierUse(ctx, prev, kind) === 'fetch';
 }
 
 export async function obtainFile<T>(
   ctx: CrawlContext,
-  req: { url: string; kind: FetchKind; subject: string; closeConnection?: boolean },
+  req: { url: string; kind: FetchKind; subject: string; closeConnection?: boolean; previous?: PreviousFile | null },
   consume: (body: AsyncIterable<Uint8Array>, meta: ResponseMeta | null) => Promise<T>,
 ): Promise<Obtained<T>> {
   const inc = ctx.incremental;
-  const prev = inc ? await inc.previous.get(req.subject, req.kind) : null;
+  // `previous`: the caller looked the entry up already (previousOf); otherwise it is looked up here.
+  const prev = req.previous !== undefined ? req.previous : await previousOf(ctx, req.subject, req.kind);
   const reusable = prev !== null && prev.sha256 !== null && prev.hasBody && prev.fetchedAt !== null;
 
   const use = earlierUse(ctx, prev, req.kind);

@@ -1,7 +1,5 @@
 import { DUCKDB_TYPE } from './helpers/snapshot-rows.js';
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb, summarizeSnapshot } from '../pipelines/summary.js';
@@ -10,6 +8,9 @@ import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { rootDomain } from '../src/util/domain.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+const tempDir = useTempDirs('e2e');
 
 /**
  * End to end: the real `adsnap crawl` binary against the hand-written fixture hosts of the
@@ -26,7 +27,7 @@ let stdout: string;
 
 beforeAll(async () => {
   web = await startSimweb({ hosts: 1, fixturesDir: fixtures, hostile: false });
-  out = mkdtempSync(path.join(os.tmpdir(), 'adsnap-e2e-'));
+  out = tempDir();
   const r = await runCli([
     'crawl',
     '--domains', path.join(fixtures, 'domains.txt'),
@@ -45,7 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   db?.close();
   await web?.close();
-  if (out) await rm(out, { recursive: true, force: true });
 });
 
 const q = (sql: string) => db.rows(sql);

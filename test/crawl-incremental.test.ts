@@ -1,12 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../pipelines/summary.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+const tempDir = useTempDirs('incremental');
 
 /**
  * Issue 7, incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4): night 1 on the simulated
@@ -35,7 +36,7 @@ async function crawlNight(epoch: number, date: string, extra: string[]): Promise
 const at = (offsetMs: number) => new Date(night1.getTime() + offsetMs).toISOString();
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-incremental-'));
+  tmp = tempDir();
   out = path.join(tmp, 'out');
   night1 = new Date();
   const r = await crawlNight(0, '2026-11-21', []);
@@ -43,7 +44,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
 describe('incremental snapshots', () => {

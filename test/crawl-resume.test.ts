@@ -1,12 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { finished, runCli, spawnCli } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+const tempDir = useTempDirs('resume');
 
 /**
  * Issue 7: a crawl killed with SIGKILL mid-way and started again with the same arguments
@@ -18,14 +20,13 @@ let list: string;
 
 beforeAll(async () => {
   web = await startSimweb({ hosts: 160, latency: { minMs: 20, maxMs: 60 }, hostile: false, apps: 0 });
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-resume-'));
+  tmp = tempDir();
   list = path.join(tmp, 'domains.txt');
   writeFileSync(list, [...web.domains()].join('\n') + '\n');
 });
 
 afterAll(async () => {
   await web?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
 const args = (out: string) => ['crawl', '--domains', list, '--out', out, '--snapshot-date', '2026-11-22', '--progress', 'none', '--concurrency', '8', '--checkpoint-interval', '1', ...web.connectArgs];

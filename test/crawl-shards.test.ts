@@ -1,6 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
@@ -9,6 +7,9 @@ import { fnv1a, ownerOf, parseShard } from '../src/util/shard.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+const tempDir = useTempDirs('shards');
 
 const fixtures = path.join(repoRoot, 'data-samples', 'simweb-fixtures');
 let web: Simweb;
@@ -18,7 +19,7 @@ let apps: string;
 
 beforeAll(async () => {
   web = await startSimweb({ hosts: 60, apps: 12, hostile: false, fixturesDir: fixtures });
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-shards-'));
+  tmp = tempDir();
   domains = path.join(tmp, 'domains.txt');
   apps = path.join(tmp, 'apps.txt');
   const fixtureDomains = (await import('node:fs')).readFileSync(path.join(fixtures, 'domains.txt'), 'utf8');
@@ -29,7 +30,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await web?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
 

@@ -1,6 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../pipelines/summary.js';
@@ -8,20 +6,21 @@ import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { repoRoot } from './helpers/corpus.js';
 import { listFiles } from './helpers/files.js';
 import { finished, runCli, spawnCli } from './helpers/run-cli.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+const tempDir = useTempDirs('signals');
 
 let web: Simweb;
 let tmp: string;
 
 beforeAll(async () => {
   web = await startSimweb({ hosts: 400, latency: { minMs: 100, maxMs: 300 }, hostile: false, fixturesDir: path.join(repoRoot, 'data-samples', 'simweb-fixtures') });
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-signals-'));
+  tmp = tempDir();
 });
 
 afterAll(async () => {
   await web?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
 });
-
 
 describe('adsnap crawl and signals', () => {
   it('contract §1: a crawl stopped by SIGTERM exits non-zero and leaves no part or manifest visible', async () => {

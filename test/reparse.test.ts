@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
@@ -8,6 +6,9 @@ import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
 import { snapshotRows } from './helpers/snapshot-rows.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+const tempDir = useTempDirs('reparse');
 
 const fixtures = path.join(repoRoot, 'data-samples', 'simweb-fixtures');
 let web: Simweb;
@@ -15,19 +16,17 @@ let tmp: string;
 
 beforeAll(async () => {
   web = await startSimweb({ hosts: 40, apps: 4, hostile: false, fixturesDir: fixtures });
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-reparse-'));
+  tmp = tempDir();
 });
 
 afterAll(async () => {
   await web?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
 });
-
 
 describe('adsnap reparse', () => {
   it('issue 7: rebuilds every table of a snapshot from its kept bodies, without fetching, row for row', async () => {
     const list = path.join(tmp, 'domains.txt');
-    (await import('node:fs')).writeFileSync(list, [...web.domains()].join('\n') + '\n' + (await import('node:fs')).readFileSync(path.join(fixtures, 'domains.txt'), 'utf8'));
+    writeFileSync(list, [...web.domains()].join('\n') + '\n' + readFileSync(path.join(fixtures, 'domains.txt'), 'utf8'));
     const crawled = path.join(tmp, 'crawled');
     const c = await runCli(['crawl', '--domains', list, '--apps', path.join(fixtures, 'apps.txt'), '--out', crawled, '--snapshot-date', '2026-11-22', '--progress', 'none', ...web.connectArgs]);
     expect(c.code, c.stderr).toBe(0);
