@@ -155,6 +155,25 @@ describe('snapshot writer: parts, flush, numbering, empty tables', () => {
     expect(rows.map((r) => r.target)).toEqual(['t1.com', 't2.com', 't3.com', 't4.com', 't5.com', 't6.com']);
   });
 
+  it('a part is sealed once it holds partRows rows (rounded up to row groups), so no part grows with the run', async () => {
+    const dir = newDir();
+    const staging = newDir();
+    const row = (i: number): Row<'targets'> => ({ target: `t${i}.com`, target_kind: 'domain', rank: i, source: 'l.txt', input_line: i, input_text: `t${i}.com` });
+    // 25 is rounded up to 30 (three 10-row groups); batches of 5 rows reach it exactly.
+    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-01-03', runId: 'roll', tables: ['targets'], rowGroupRows: 10, batchRows: 5, partRows: 25, stagingDir: staging });
+    for (let i = 1; i <= 70; i++) await w.write('targets', row(i));
+    // A checkpoint lists the parts sealed on the way as well as the one it seals itself.
+    const staged = await w.checkpoint();
+    expect(staged.map((p) => p.rows)).toEqual([30, 30, 10]);
+    for (let i = 71; i <= 75; i++) await w.write('targets', row(i));
+    const r = await w.commit();
+    expect(r.parts.map((p) => p.rows)).toEqual([30, 30, 10, 5]);
+    const groups = await query(`SELECT file_name, count(*)::INTEGER AS n FROM parquet_metadata(${sql(path.join(dir, 'targets', '*', '*.parquet'))}) GROUP BY ALL ORDER BY file_name`);
+    expect(groups.map((g) => g.n)).toEqual([3 * 6, 3 * 6, 6, 6]); // row groups × 6 columns
+    const rows = await query(`SELECT rank FROM read_parquet(${sql(path.join(dir, 'targets', '*', '*.parquet'))}) ORDER BY rank`);
+    expect(rows.map((x) => x.rank)).toEqual(Array.from({ length: 75 }, (_, i) => i + 1));
+  });
+
   it('a table with no rows still gets an empty, readable part', async () => {
     const dir = newDir();
     const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-01-02', runId: 'e', tables: ['hops', 'sellers'], worker: false });

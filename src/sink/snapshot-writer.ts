@@ -66,6 +66,8 @@ interface TableState {
   columns: unknown[][];
   buffered: number;
   current: { partId: number; seq: number; tmpPath: string } | null;
+  /** Rows sent to the current part. */
+  partRows: number;
   rows: number;
 }
 
@@ -84,6 +86,7 @@ export async function openSnapshotWriter(options: SnapshotWriterOptions): Promis
       columns: plan.columns.map(() => []),
       buffered: 0,
       current: null,
+      partRows: 0,
       rows: 0,
     });
   }
@@ -98,6 +101,8 @@ class ParquetSnapshotWriter implements SnapshotWriter {
   private waits = 0;
   private drainWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private inflight = new Set<Promise<unknown>>();
+  /** Parts sealed because they reached `partRows` (flush and commit wait for them). */
+  private sealing = new Set<Promise<void>>();
   private failure: Error | null = null;
   private closed = false;
   private readonly committed: CommittedPart[] = [];
@@ -135,7 +140,7 @@ class ParquetSnapshotWriter implements SnapshotWriter {
       if (st.buffered > 0) this.sendBatch(st);
       if (st.current) finishing.push(this.finishPart(st));
     }
-    await Promise.all(finishing);
+    await Promise.all([...finishing, ...this.sealing]);
     this.check();
   }
 
@@ -218,6 +223,12 @@ class ParquetSnapshotWriter implements SnapshotWriter {
         (err: Error) => this.fail(err),
       ),
     );
+    st.partRows += n;
+    if (st.partRows >= this.o.partRows) {
+      const sealed = this.finishPart(st).catch(() => undefined); // a failure is recorded by finishPart
+      this.sealing.add(sealed);
+      void sealed.finally(() => this.sealing.delete(sealed));
+    }
   }
 
   private openPart(st: TableState): void {
@@ -237,6 +248,7 @@ class ParquetSnapshotWriter implements SnapshotWriter {
       ...(this.o.slowRowGroupMs ? { slowRowGroupMs: this.o.slowRowGroupMs } : {}),
     };
     st.current = { partId, seq, tmpPath };
+    st.partRows = 0;
     this.track(this.encoder.request({ op: 'open', partId, spec }).catch((err: Error) => this.fail(err)));
   }
 

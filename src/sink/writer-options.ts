@@ -12,6 +12,13 @@ export interface SnapshotWriterOptions {
   rowGroupRows?: number;
   /** Tables written; every one gets at least an empty part on commit. @default all tables */
   tables?: readonly TableName[];
+  /**
+   * Rows after which a table's part is sealed and the next rows go to a new part. The encoder
+   * keeps every row group's footer metadata (column statistics, offsets) until its part is
+   * sealed, about 1–2 KB per column chunk, so without a cap that memory would grow with the run.
+   * Rounded up to whole row groups. @default 64 × rowGroupRows
+   */
+  partRows?: number;
   /** Rows per batch posted to the encoder; bounds the per-message cost on the caller's thread. @default 2048 */
   batchRows?: number;
   /** Posted-but-not-encoded rows above which `write()` returns a promise. @default 2 × rowGroupRows */
@@ -55,6 +62,7 @@ export function resolveWriterOptions(o: SnapshotWriterOptions): ResolvedWriterOp
   }
   if (!/^[A-Za-z0-9_-]{1,80}$/.test(o.runId)) throw new TypeError(`runId must be 1–80 letters, digits, '-' or '_', got ${JSON.stringify(o.runId)}`);
   const rowGroupRows = positiveInt('rowGroupRows', o.rowGroupRows, 65536);
+  const partRows = Math.ceil(positiveInt('partRows', o.partRows, 64 * rowGroupRows) / rowGroupRows) * rowGroupRows;
   const batchRows = Math.min(positiveInt('batchRows', o.batchRows, 2048), rowGroupRows);
   const highWaterRows = positiveInt('highWaterRows', o.highWaterRows, 2 * rowGroupRows);
   const tables = o.tables ?? tableNames;
@@ -64,6 +72,7 @@ export function resolveWriterOptions(o: SnapshotWriterOptions): ResolvedWriterOp
     snapshotDate: o.snapshotDate,
     runId: o.runId,
     rowGroupRows,
+    partRows,
     batchRows,
     highWaterRows,
     tables: [...new Set(tables)],
