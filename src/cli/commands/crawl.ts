@@ -75,17 +75,16 @@ errors; 1 when the run could not complete — then no partial snapshot is visibl
  * main isolate's young generation, which V8 sized at startup (it still grows to 2 × 16 MB); it
  * applies to the Parquet worker, whose isolate is created after this.
  *
- * Compaction on every full GC: requests live 20 ms to seconds, long enough to be promoted, so
- * old-space pages end up half full of survivors that V8's default heuristics never move (they
- * evacuate only pages at least ~70% free). Committed old space then crept to twice the live
- * heap and kept creeping through a long run; compacting keeps it at the live size, for ~9% more
- * CPU (README Performance, "Memory over a long run").
+ * Tried and not set: `--compact-on-every-full-gc`. V8 leaves old-space pages half full of
+ * promoted request state, so committed old space creeps to about twice the live heap over a
+ * long run. Compacting every time holds it at the live size, but each compaction first takes new
+ * pages for everything it moves, so peak RSS did not fall, and it cost ~9% CPU (README
+ * Performance, "Memory over a long run").
  */
 function tuneHeapForCrawling(): void {
   if (process.env.ADSNAP_NO_HEAP_TUNING) return;
   v8.setFlagsFromString('--heap-growing-percent=50');
   v8.setFlagsFromString('--max-semi-space-size=4');
-  v8.setFlagsFromString('--compact-on-every-full-gc');
 }
 
 export const command: Command = {
