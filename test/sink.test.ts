@@ -1,9 +1,9 @@
 import { DUCKDB_TYPE } from './helpers/snapshot-rows.js';
 import { listFiles } from './helpers/files.js';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tableNames, tables, type Column, type Row, type TableName } from '../schemas/tables.js';
 import { openSnapshotWriter, writeRunManifest } from '../src/sink/index.js';
 import { useTempDirs } from './helpers/tmp.js';
@@ -172,6 +172,21 @@ describe('snapshot writer: parts, flush, numbering, empty tables', () => {
     expect(groups.map((g) => g.n)).toEqual([3 * 6, 3 * 6, 6, 6]); // row groups × 6 columns
     const rows = await query(`SELECT rank FROM read_parquet(${sql(path.join(dir, 'targets', '*', '*.parquet'))}) ORDER BY rank`);
     expect(rows.map((x) => x.rank)).toEqual(Array.from({ length: 75 }, (_, i) => i + 1));
+  });
+
+  it('a part that cannot be sealed on the way fails the writer instead of going missing', async () => {
+    const dir = newDir();
+    const staging = path.join(newDir(), 'later');
+    const w = await openSnapshotWriter({ outDir: dir, snapshotDate: '2026-01-03', runId: 'rollfail', tables: ['targets'], rowGroupRows: 10, batchRows: 5, partRows: 10, stagingDir: staging, worker: false });
+    const row = (i: number): Row<'targets'> => ({ target: `t${i}.com`, target_kind: 'domain', rank: i, source: null, input_line: null, input_text: null });
+    // The staging directory does not exist yet, so moving the rolled part there fails…
+    for (let i = 1; i <= 10; i++) await w.write('targets', row(i));
+    await vi.waitFor(() => expect(() => w.write('targets', row(11))).toThrow(/ENOENT/));
+    // …and the writer stays failed even once the directory is back: the part's rows are not silently dropped.
+    mkdirSync(staging);
+    await expect(w.commit()).rejects.toThrow(/ENOENT/);
+    await w.abort();
+    expect(listFiles(dir).filter((f) => f.endsWith('.parquet'))).toEqual([]);
   });
 
   it('a table with no rows still gets an empty, readable part', async () => {

@@ -102,7 +102,7 @@ class ParquetSnapshotWriter implements SnapshotWriter {
   private drainWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private inflight = new Set<Promise<unknown>>();
   /** Parts sealed because they reached `partRows` (flush and commit wait for them). */
-  private sealing = new Set<Promise<void>>();
+  private readonly sealing = new Set<Promise<void>>();
   private failure: Error | null = null;
   private closed = false;
   private readonly committed: CommittedPart[] = [];
@@ -191,7 +191,7 @@ class ParquetSnapshotWriter implements SnapshotWriter {
       if (st.current) this.track(this.encoder.request({ op: 'discard', partId: st.current.partId }).catch(() => undefined));
       st.current = null;
     }
-    await Promise.allSettled([...this.inflight]);
+    await Promise.allSettled([...this.inflight, ...this.sealing]);
     await this.encoder.close();
     // The worker may have died before discarding: remove this run's temporary files by name.
     await sweepTemporaryParts(this.o.outDir, this.o.runId);
@@ -225,7 +225,7 @@ class ParquetSnapshotWriter implements SnapshotWriter {
     );
     st.partRows += n;
     if (st.partRows >= this.o.partRows) {
-      const sealed = this.finishPart(st).catch(() => undefined); // a failure is recorded by finishPart
+      const sealed = this.finishPart(st).catch((err: Error) => this.fail(err)); // later writes, flush and commit throw it
       this.sealing.add(sealed);
       void sealed.finally(() => this.sealing.delete(sealed));
     }
