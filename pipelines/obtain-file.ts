@@ -48,10 +48,15 @@ export interface Obtained<T> {
  */
 type EarlierUse = 'cached' | 'absent' | 'fetch';
 
+/** The earlier snapshot kept this file's body (it can be replayed, revalidated or carried forward). */
+function hasKeptBody(prev: PreviousFile | null): prev is PreviousFile & { sha256: string; fetchedAt: Date } {
+  return prev !== null && prev.sha256 !== null && prev.hasBody && prev.fetchedAt !== null;
+}
+
 function earlierUse(ctx: CrawlContext, prev: PreviousFile | null, kind: FetchKind): EarlierUse {
   const inc = ctx.incremental;
   if (!inc || inc.revalidate || prev === null || prev.fetchedAt === null) return 'fetch';
-  if (prev.sha256 !== null && prev.hasBody) {
+  if (hasKeptBody(prev)) {
     // Store pages have no files row, so no recorded fresh_until: their week counts from the earlier fetch.
     const until = prev.freshUntil ?? (kind === 'store_page' ? freshUntil('store_page', prev.fetchedAt, { cacheControl: null, expires: null }) : null);
     return isFresh(until, inc.now) ? 'cached' : 'fetch';
@@ -83,7 +88,7 @@ export async function obtainFile<T>(
   const inc = ctx.incremental;
   // `previous`: the caller looked the entry up already (previousOf); otherwise it is looked up here.
   const prev = req.previous !== undefined ? req.previous : await previousOf(ctx, req.subject, req.kind);
-  const reusable = prev !== null && prev.sha256 !== null && prev.hasBody && prev.fetchedAt !== null;
+  const reusable = hasKeptBody(prev);
 
   const use = earlierUse(ctx, prev, req.kind);
   if (use === 'cached') {
@@ -120,7 +125,7 @@ export async function obtainFile<T>(
     }
   }
   const fetchStatus = statusFromFetch(outcome.status, outcome.error);
-  if (inc && reusable && fetchStatus !== null && carryForwardAllowed(req.kind, prev.fetchedAt!, inc.now, { failure: { status: fetchStatus, httpStatus: outcome.status }, earlierFreshUntil: prev.freshUntil })) {
+  if (inc && reusable && fetchStatus !== null && carryForwardAllowed(req.kind, prev.fetchedAt, inc.now, { failure: { status: fetchStatus, httpStatus: outcome.status }, earlierFreshUntil: prev.freshUntil })) {
     const body = await replay(ctx, prev, consume);
     if (body !== null) return reused('carried_forward', prev, body, outcome, inc.now);
   }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../pipelines/summary.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { repoRoot } from './helpers/corpus.js';
@@ -42,9 +42,6 @@ beforeAll(async () => {
   const r = await crawlNight(0, '2026-11-21', []);
   expect(r.code, r.stderr).toBe(0);
 }, 120_000);
-
-afterAll(async () => {
-});
 
 describe('incremental snapshots', () => {
   it('keeps every fetched body content-addressed under DIR/_bodies', () => {

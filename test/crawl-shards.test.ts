@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
@@ -22,8 +22,8 @@ beforeAll(async () => {
   tmp = tempDir();
   domains = path.join(tmp, 'domains.txt');
   apps = path.join(tmp, 'apps.txt');
-  const fixtureDomains = (await import('node:fs')).readFileSync(path.join(fixtures, 'domains.txt'), 'utf8');
-  const fixtureApps = (await import('node:fs')).readFileSync(path.join(fixtures, 'apps.txt'), 'utf8');
+  const fixtureDomains = readFileSync(path.join(fixtures, 'domains.txt'), 'utf8');
+  const fixtureApps = readFileSync(path.join(fixtures, 'apps.txt'), 'utf8');
   writeFileSync(domains, [...web.domains()].join('\n') + '\n' + fixtureDomains);
   writeFileSync(apps, [...web.apps()].join('\n') + '\n' + fixtureApps);
 });
