@@ -1,4 +1,5 @@
 import { CompactStringSet } from '../src/util/compact-string-set.js';
+import { OwnStringSet } from '../src/util/detach.js';
 import type { ShardReport } from './shard-exchange.js';
 
 /**
@@ -7,17 +8,18 @@ import type { ShardReport } from './shard-exchange.js';
  * ad-system domains named by records (their sellers.json, in the sellers phase), and which
  * subjects and robots.txt hosts are already recorded, so no `files` row is written twice.
  * Listed roots are kept compactly (8 bytes each); everything else is bounded by the number of
- * distinct referral targets, not by the list size.
+ * distinct referral targets, not by the list size, and kept as its own copies (names cut from a
+ * body would otherwise keep that body's text alive for the whole run).
  */
 export class Referrals {
-  readonly partners = new Set<string>();
-  readonly adSystems = new Set<string>();
+  readonly partners = new OwnStringSet();
+  readonly adSystems = new OwnStringSet();
   /** Store hosts whose listings were read (sharded runs record their robots.txt in stage 2). */
-  readonly storeHosts = new Set<string>();
+  readonly storeHosts = new OwnStringSet();
   /** Root domains of the input list: their robots.txt and ads.txt are recorded by the domain job. */
   readonly roots = new CompactStringSet();
-  private readonly claimed = new Set<string>();
-  private readonly robotsClaimed = new Set<string>();
+  private readonly claimed = new OwnStringSet();
+  private readonly robotsClaimed = new OwnStringSet();
 
   addPartner(domain: string): void {
     this.partners.add(domain);

@@ -12,6 +12,7 @@ import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { tables as allTables, tableNames, type Row, type TableName } from '../../schemas/tables.js';
 import { startEncoder, type EncoderClient } from './encoder-client.js';
+import { detach } from '../util/detach.js';
 import { tablePlan, type TablePlan } from './parquet-schema.js';
 import type { PartSpec } from './part-encoder.js';
 import { ensureDir, partitionDir, publishPart, sweepTemporaryParts, tempPartPath, unpublishPart } from './part-files.js';
@@ -310,6 +311,10 @@ function converter(table: string, column: string, type: string, nullable: boolea
       return ms * 1000; // TIMESTAMP(MICROS): exact in a double until the year 2255
     };
   }
+  // A batch can wait minutes for its rows (a table that gets one row every few sites), so its
+  // strings are stored as their own copies, not as views that keep a whole body chunk alive.
+  if (type === 'string') return (v) => (v === null || v === undefined ? missing(v) : typeof v === 'string' ? detach(v) : v);
+  if (type === 'string[]') return (v) => (v === null || v === undefined ? missing(v) : Array.isArray(v) ? v.map((e: unknown) => (typeof e === 'string' ? detach(e) : e)) : v);
   return (v) => (v === null || v === undefined ? missing(v) : v);
 }
 

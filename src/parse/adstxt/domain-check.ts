@@ -1,10 +1,12 @@
+import { detach } from '../../util/detach.js';
 import { isValidDnsName, rootDomain, toAsciiHost } from '../../util/domain.js';
 
 /**
  * Domain validation for field #1 and for variable values. ads.txt 1.1 §3.4.2: field #1 is a
  * valid DNS name per RFC 1123. Ad system domains repeat heavily within and across files
  * (google.com, appnexus.com, …), so results are memoised in a small bounded cache: the hot path
- * is one Map lookup instead of a lower-case, an IDN check and a label scan.
+ * is one Map lookup instead of a lower-case, an IDN check and a label scan. Keys and values are
+ * stored as their own copies: a name cut from a body chunk would keep the chunk alive (detach.ts).
  */
 const CACHE_LIMIT = 4096;
 const cache = new Map<string, string | null>();
@@ -17,10 +19,10 @@ export function normalizeDomain(raw: string): string | null {
   const hit = cache.get(raw);
   if (hit !== undefined) return hit;
   const ascii = isPlausible(raw) ? toAsciiHost(raw) : '';
-  const result = ascii !== '' && isValidDnsName(ascii) ? ascii : null;
+  const result = ascii !== '' && isValidDnsName(ascii) ? detach(ascii) : null;
   // Bounded: a hostile file with millions of distinct names cannot grow this without limit.
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(raw, result);
+  cache.set(detach(raw), result);
   return result;
 }
 
