@@ -3,6 +3,7 @@ import { parseStorePage, type StorePageInfo } from '../src/parse/store/index.js'
 import { appAdsTxtHosts } from '../src/resolve/developer-url.js';
 import { appRow, type AppInput, type AppOutcome } from '../src/sources/apps.js';
 import { hopRow } from '../src/tables/rows.js';
+import { detach } from '../src/util/detach.js';
 import { rootDomain } from '../src/util/domain.js';
 import { crawlAdsFile, type AdsFileResult } from './ads-file-job.js';
 import type { CrawlContext } from './context.js';
@@ -113,15 +114,16 @@ function developerHostFile(
 ): Promise<Pick<AdsFileResult, 'status' | 'found'>> {
   let p = reg.devHosts.get(host);
   if (!p) {
+    const key = detach(host); // kept for the run (detach.ts)
     p = (async () => {
       const robots = await robotsFor(ctx, referrals, host, via);
       const res = await crawlAdsFile(ctx, { subject: host, fileKind: 'app-ads.txt', via, role: via, root: rootDomain(host) ?? host, robots }, referrals.adSystems);
       for (const h of res.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject);
       const result = { status: res.status, found: res.found };
-      reg.record(host, result);
+      reg.record(key, result);
       return result;
     })();
-    reg.devHosts.set(host, p);
+    reg.devHosts.set(key, p);
   }
   return p;
 }

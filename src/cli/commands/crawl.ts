@@ -76,10 +76,10 @@ errors; 1 when the run could not complete — then no partial snapshot is visibl
  * applies to the Parquet worker, whose isolate is created after this.
  *
  * Tried and not set: `--compact-on-every-full-gc`. V8 leaves old-space pages half full of
- * promoted request state, so committed old space creeps to about twice the live heap over a
- * long run. Compacting every time holds it at the live size, but each compaction first takes new
- * pages for everything it moves, so peak RSS did not fall, and it cost ~9% CPU (README
- * Performance, "Memory over a long run").
+ * promoted request state, so committed old space is about twice the live heap. Compacting every
+ * time holds it at the live size, but each compaction first takes new pages for everything it
+ * moves, so peak RSS did not fall, and it cost ~9% CPU (README Performance, "Memory over a long
+ * run", third pass).
  */
 function tuneHeapForCrawling(): void {
   if (process.env.ADSNAP_NO_HEAP_TUNING) return;
