@@ -11,8 +11,8 @@
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { tables as allTables, tableNames, type Row, type TableName } from '../../schemas/tables.js';
-import { startEncoder, type EncoderClient } from './encoder-client.js';
 import { detach } from '../util/detach.js';
+import { startEncoder, type EncoderClient } from './encoder-client.js';
 import { tablePlan, type TablePlan } from './parquet-schema.js';
 import type { PartSpec } from './part-encoder.js';
 import { ensureDir, partitionDir, publishPart, sweepTemporaryParts, tempPartPath, unpublishPart } from './part-files.js';
