@@ -135,7 +135,7 @@ async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referr
   if (!robots) {
     // A sharded run leaves the recording of a store's robots.txt to the shard that owns the store host.
     robots = reg.recordStoreRobots ? robotsFor(ctx, referrals, app.storeHost, 'store') : crawlRobots(ctx, app.storeHost, 'store', false);
-    reg.storeRobots.set(app.storeHost, robots);
+    reg.storeRobots.set(detach(app.storeHost), robots); // kept for the run (detach.ts)
   }
   const url = new URL(app.canonicalStoreUrl);
   if (robotsAllows(ctx, await robots, url.pathname + url.search) === false) return { status: 'disallowed_by_robots' };

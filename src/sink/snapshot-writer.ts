@@ -314,17 +314,13 @@ function converter(table: string, column: string, type: string, nullable: boolea
   // A batch can wait minutes for its rows (a table that gets one row every few sites), so its
   // strings are stored as their own copies, not as views that keep a whole body chunk alive.
   if (type === 'string') {
-    // The rows of one file repeat values (subject, file kind): a run of the same string is
-    // copied once. The last input stays referenced: at most one chunk per column.
-    let lastIn: string | undefined;
-    let lastOut = '';
+    // The rows of one file repeat values (subject, file kind): a run of equal strings is copied
+    // once. Only the copy is remembered (`!==` compares content), so no input stays pinned.
+    let last: string | undefined;
     return (v) => {
       if (typeof v !== 'string') return v === null || v === undefined ? missing(v) : v;
-      if (v !== lastIn) {
-        lastIn = v;
-        lastOut = detach(v);
-      }
-      return lastOut;
+      if (v !== last) last = detach(v);
+      return last;
     };
   }
   if (type === 'string[]') return (v) => (v === null || v === undefined ? missing(v) : Array.isArray(v) ? v.map((e: unknown) => (typeof e === 'string' ? detach(e) : e)) : v);
