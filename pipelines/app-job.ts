@@ -3,7 +3,6 @@ import { parseStorePage, type StorePageInfo } from '../src/parse/store/index.js'
 import { appAdsTxtHosts } from '../src/resolve/developer-url.js';
 import { appRow, type AppInput, type AppOutcome } from '../src/sources/apps.js';
 import { hopRow } from '../src/tables/rows.js';
-import { detach } from '../src/util/detach.js';
 import { rootDomain } from '../src/util/domain.js';
 import { crawlAdsFile, type AdsFileResult } from './ads-file-job.js';
 import type { CrawlContext } from './context.js';
@@ -114,16 +113,15 @@ function developerHostFile(
 ): Promise<Pick<AdsFileResult, 'status' | 'found'>> {
   let p = reg.devHosts.get(host);
   if (!p) {
-    const key = detach(host); // kept for the run (detach.ts)
     p = (async () => {
       const robots = await robotsFor(ctx, referrals, host, via);
       const res = await crawlAdsFile(ctx, { subject: host, fileKind: 'app-ads.txt', via, role: via, root: rootDomain(host) ?? host, robots }, referrals.adSystems);
       for (const h of res.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject);
       const result = { status: res.status, found: res.found };
-      reg.record(key, result);
+      reg.record(host, result);
       return result;
     })();
-    reg.devHosts.set(key, p);
+    reg.devHosts.set(host, p);
   }
   return p;
 }
@@ -135,7 +133,7 @@ async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referr
   if (!robots) {
     // A sharded run leaves the recording of a store's robots.txt to the shard that owns the store host.
     robots = reg.recordStoreRobots ? robotsFor(ctx, referrals, app.storeHost, 'store') : crawlRobots(ctx, app.storeHost, 'store', false);
-    reg.storeRobots.set(detach(app.storeHost), robots); // kept for the run (detach.ts)
+    reg.storeRobots.set(app.storeHost, robots);
   }
   const url = new URL(app.canonicalStoreUrl);
   if (robotsAllows(ctx, await robots, url.pathname + url.search) === false) return { status: 'disallowed_by_robots' };
