@@ -5,6 +5,7 @@ import { adsFileStatus, type FileStatus } from '../src/resolve/file-status.js';
 import { decideHops, type FileRole, type HopDecision } from '../src/resolve/referrals.js';
 import { fileRow, hopRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
+import type { Referrals } from './referral-registry.js';
 import { bodyColumns, obtainFile } from './obtain-file.js';
 import { robotsAllows } from './robots-job.js';
 import type { PreviousFile } from '../src/store/previous-snapshot.js';
@@ -33,7 +34,7 @@ export interface AdsFileResult {
  * Fetches one ads.txt / app-ads.txt for a subject, streams its body through the parser straight
  * into the tables, and records the file, its issues and every referral it declares.
  */
-export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSystems: Set<string>): Promise<AdsFileResult> {
+export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, referrals: Referrals): Promise<AdsFileResult> {
   const { out, stats } = ctx;
   const { subject, fileKind } = req;
   const robotsAllowed = robotsAllows(ctx, req.robots, `/${fileKind}`);
@@ -46,9 +47,13 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
 
   // Ad systems named by this file; they join the sellers.json phase unless the file is only the
   // placeholder record (§3.2.1: it authorizes nobody; placeholder.example.com has no sellers.json).
-  const named = new Set<string>();
+  // (Per reading of a body: only the body the file row describes names anything.)
+  let named = new Set<string>();
   // The file is the last request of this job to its host (robots.txt came first): close it after.
-  const got = await obtainFile(ctx, { url: `https://${subject}/${fileKind}`, kind: fileKind, subject, closeConnection: true, previous: req.previous }, (body) => parseAdsBody(out, subject, fileKind, body, named));
+  const got = await obtainFile(ctx, { url: `https://${subject}/${fileKind}`, kind: fileKind, subject, closeConnection: true, previous: req.previous }, (body, _meta, rows) => {
+    named = new Set<string>();
+    return parseAdsBody(rows, subject, fileKind, body, named);
+  });
   const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
   let status: FileStatus;
@@ -85,7 +90,7 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, adSys
     }),
   );
   stats.countFile(fileKind, status);
-  if (status !== 'placeholder') for (const d of named) adSystems.add(d);
+  if (status !== 'placeholder') for (const d of named) referrals.addAdSystem(d, out);
 
   // Referrals only from a body that is an ads.txt (an HTML page declares nothing).
   const usable = summary !== null && summary.status !== 'html' && !got.file.truncated;

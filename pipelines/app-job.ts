@@ -5,7 +5,7 @@ import { appRow, type AppInput, type AppOutcome } from '../src/sources/apps.js';
 import { hopRow } from '../src/tables/rows.js';
 import { rootDomain } from '../src/util/domain.js';
 import { crawlAdsFile, type AdsFileResult } from './ads-file-job.js';
-import type { CrawlContext } from './context.js';
+import type { CrawlContext, Rows } from './context.js';
 import { obtainFile } from './obtain-file.js';
 import type { Referrals } from './referral-registry.js';
 import { crawlRobots, robotsAllows, robotsFor } from './robots-job.js';
@@ -20,15 +20,19 @@ export class AppRegistry {
   recordStoreRobots = true;
   readonly storeRobots = new Map<string, Promise<RobotsPolicy>>();
   readonly devHosts = new Map<string, Promise<DevHostResult>>();
-  /** Settled results, for checkpoints (all in-flight work is done when one is taken). */
+  /** Settled results, for checkpoints. */
   private readonly settled = new Map<string, DevHostResult>();
 
-  record(host: string, result: DevHostResult): void {
+  /** `by`: the scope of the work that fetched the host (provisional until it commits). */
+  record(host: string, result: DevHostResult, by: Rows): void {
     this.settled.set(host, result);
+    by.note('devHosts', host);
   }
 
-  toJSON() {
-    return { devHosts: [...this.settled] };
+  /** What a checkpoint keeps: hosts whose work is not committed yet are left out (it is redone). */
+  toJSON(provisional: ReadonlyMap<string, ReadonlySet<string>> = new Map()) {
+    const drop = provisional.get('devHosts');
+    return { devHosts: [...this.settled].filter(([host]) => !drop?.has(host)) };
   }
 
   restore(saved: unknown): void {
@@ -115,10 +119,10 @@ function developerHostFile(
   if (!p) {
     p = (async () => {
       const robots = await robotsFor(ctx, referrals, host, via);
-      const res = await crawlAdsFile(ctx, { subject: host, fileKind: 'app-ads.txt', via, role: via, root: rootDomain(host) ?? host, robots }, referrals.adSystems);
-      for (const h of res.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject);
+      const res = await crawlAdsFile(ctx, { subject: host, fileKind: 'app-ads.txt', via, role: via, root: rootDomain(host) ?? host, robots }, referrals);
+      for (const h of res.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject, ctx.out);
       const result = { status: res.status, found: res.found };
-      reg.record(host, result);
+      reg.record(host, result, ctx.out);
       return result;
     })();
     reg.devHosts.set(host, p);
@@ -128,7 +132,7 @@ function developerHostFile(
 
 /** Store pages always obey the store's robots.txt (spec-decisions), fetched once per store host. */
 async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<{ page: StorePageInfo } | { status: string }> {
-  referrals.storeHosts.add(app.storeHost);
+  referrals.addStoreHost(app.storeHost, ctx.out);
   let robots = reg.storeRobots.get(app.storeHost);
   if (!robots) {
     // A sharded run leaves the recording of a store's robots.txt to the shard that owns the store host.

@@ -2,7 +2,7 @@ import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse
 import { RobotsParser, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
 import { sellerRow, SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
 import { adsRecordColumns, adsVariableColumns, issueRow } from '../src/tables/rows.js';
-import type { RowEmitter } from './context.js';
+import type { Rows } from './context.js';
 
 /**
  * From a body's bytes to table rows, per file kind: the one place both the crawl and `adsnap
@@ -15,7 +15,7 @@ export interface IssueCounts {
 }
 
 export async function parseAdsBody(
-  out: RowEmitter,
+  out: Rows,
   subject: string,
   fileKind: AdsFileKind,
   body: AsyncIterable<Uint8Array>,
@@ -52,7 +52,7 @@ export async function parseRobotsBody(body: AsyncIterable<Uint8Array>): Promise<
 }
 
 /** robots_rules, robots_sitemaps, parse_issues of a parsed robots.txt and the verdicts of its policy; returns the rule count. */
-export function emitRobots(out: RowEmitter, host: string, txt: RobotsTxt | null, policy: RobotsPolicy, agents: readonly string[], paths: readonly string[]): number {
+export function emitRobots(out: Rows, host: string, txt: RobotsTxt | null, policy: RobotsPolicy, agents: readonly string[], paths: readonly string[]): number {
   let rules = 0;
   if (txt) {
     for (const g of txt.groups) {
@@ -72,7 +72,7 @@ export function emitRobots(out: RowEmitter, host: string, txt: RobotsTxt | null,
   return rules;
 }
 
-export async function parseSellersBody(out: RowEmitter, domain: string, body: AsyncIterable<Uint8Array>): Promise<{ summary: SellersSummary; counts: IssueCounts }> {
+export async function parseSellersBody(out: Rows, domain: string, body: AsyncIterable<Uint8Array>): Promise<{ summary: SellersSummary; counts: IssueCounts }> {
   const counts: IssueCounts = { errors: 0, warnings: 0 };
   const parser = new SellersJsonParser({
     onSeller(s) {

@@ -24,16 +24,16 @@ export async function crawlDomain(ctx: CrawlContext, target: TargetInput, referr
   // (7 days): then robots.txt is the last request to this host, and its connection need not idle.
   const adsPrevious = await previousOf(ctx, root, 'ads.txt');
   const robots = await crawlRobots(ctx, root, 'root', true, !willRequest(ctx, adsPrevious, 'ads.txt'));
-  const res = await crawlAdsFile(ctx, { subject: root, fileKind: 'ads.txt', via: 'root', role: 'root', root, robots, previous: adsPrevious }, referrals.adSystems);
+  const res = await crawlAdsFile(ctx, { subject: root, fileKind: 'ads.txt', via: 'root', role: 'root', root, robots, previous: adsPrevious }, referrals);
   for (const hop of res.hops) {
     if (hop.outcome !== 'followed') continue;
     if (hop.kind === 'inventorypartnerdomain') {
-      referrals.addPartner(hop.toSubject);
-    } else if (hop.kind === 'subdomain' && referrals.claimSubject(hop.toSubject)) {
+      referrals.addPartner(hop.toSubject, ctx.out);
+    } else if (hop.kind === 'subdomain' && referrals.claimSubject(hop.toSubject, ctx.out)) {
       const subRobots = await robotsFor(ctx, referrals, hop.toSubject, 'subdomain');
-      const sub = await crawlAdsFile(ctx, { subject: hop.toSubject, fileKind: 'ads.txt', via: 'subdomain', role: 'subdomain', root, robots: subRobots }, referrals.adSystems);
+      const sub = await crawlAdsFile(ctx, { subject: hop.toSubject, fileKind: 'ads.txt', via: 'subdomain', role: 'subdomain', root, robots: subRobots }, referrals);
       // A subdomain's file speaks for its own inventory: its partners are one hop from it.
-      for (const h of sub.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject);
+      for (const h of sub.hops) if (h.outcome === 'followed' && h.kind === 'inventorypartnerdomain') referrals.addPartner(h.toSubject, ctx.out);
     }
   }
   ctx.stats.targetsDone++;

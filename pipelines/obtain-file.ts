@@ -2,7 +2,7 @@ import type { FetchKind, FetchOutcome, ResponseMeta } from '../src/fetch/index.j
 import { absentFreshUntil, carryForwardAllowed, ageDays, freshUntil, isFresh } from '../src/resolve/freshness.js';
 import { statusFromFetch } from '../src/resolve/file-status.js';
 import type { PreviousFile } from '../src/store/previous-snapshot.js';
-import type { CrawlContext } from './context.js';
+import type { CrawlContext, Rows, RowScope } from './context.js';
 
 /**
  * How a file's body is obtained (issue 7, ads.txt 1.1 §3.1 and §3.6, RFC 9309 §2.4):
@@ -80,10 +80,16 @@ export function willRequest(ctx: CrawlContext, prev: PreviousFile | null, kind: 
   return earlierUse(ctx, prev, kind) === 'fetch';
 }
 
+/**
+ * Reads a body into rows. `out` is a scope of its own for this one reading: its rows count only
+ * if the body is read to its end (or to the byte cap) and is the one the file row describes.
+ */
+export type BodyConsumer<T> = (body: AsyncIterable<Uint8Array>, meta: ResponseMeta | null, out: Rows) => Promise<T>;
+
 export async function obtainFile<T>(
   ctx: CrawlContext,
   req: { url: string; kind: FetchKind; subject: string; closeConnection?: boolean; previous?: PreviousFile | null },
-  consume: (body: AsyncIterable<Uint8Array>, meta: ResponseMeta | null) => Promise<T>,
+  consume: BodyConsumer<T>,
 ): Promise<Obtained<T>> {
   const inc = ctx.incremental;
   // `previous`: the caller looked the entry up already (previousOf); otherwise it is looked up here.
@@ -100,17 +106,25 @@ export async function obtainFile<T>(
 
   const validators = inc && reusable ? { etag: prev.etag, lastModified: prev.lastModified } : undefined;
   const writer = ctx.bodies?.writer() ?? null;
+  // The fetch stack may read more than one body (a retry, the HTTP fallback): only the last
+  // reading's rows can count, and only when it completed.
+  let reading: RowScope | null = null;
   const outcome = await ctx.fetcher.fetch({ ...req, validators, signal: ctx.signal }, async (stream, meta) => {
+    reading?.discard();
+    reading = ctx.out.begin();
     const tee = writer ? teeInto(stream, writer) : stream;
-    return consume(tee, meta);
+    return consume(tee, meta, reading);
   });
   ctx.out.fetches(outcome, ctx.stats);
+  const todays = reading as RowScope | null;
+  const bodyRead = outcome.body !== null && !outcome.notModified;
   if (writer) {
-    if (outcome.body !== null && !outcome.notModified) await writer.finish().catch(() => writer.abort());
+    if (bodyRead) await writer.finish().catch(() => writer.abort());
     else await writer.abort();
   }
 
   if (inc && reusable && outcome.notModified) {
+    todays?.discard();
     const body = await replay(ctx, prev, consume);
     if (body !== null) {
       const r = reused('not_modified', prev, body, outcome, inc.now);
@@ -127,8 +141,15 @@ export async function obtainFile<T>(
   const fetchStatus = statusFromFetch(outcome.status, outcome.error);
   if (inc && reusable && fetchStatus !== null && carryForwardAllowed(req.kind, prev.fetchedAt, inc.now, { failure: { status: fetchStatus, httpStatus: outcome.status }, earlierFreshUntil: prev.freshUntil })) {
     const body = await replay(ctx, prev, consume);
-    if (body !== null) return reused('carried_forward', prev, body, outcome, inc.now);
+    if (body !== null) {
+      // Today's body (one cut at the cap, say) is not the one the file row describes: its rows go.
+      todays?.discard();
+      return reused('carried_forward', prev, body, outcome, inc.now);
+    }
   }
+  // Rows only from a body read to its end (or to the byte cap: `too_large`, never valid).
+  if (bodyRead) todays?.commit();
+  else todays?.discard();
   // On the run's clock (--now shifts it, for tests, benchmarks and backfills).
   const fetchedAt = new Date((outcome.rows[0]?.started_at ?? new Date()).getTime() + ctx.clockOffsetMs);
   return {
@@ -190,11 +211,22 @@ function knownAbsent<T>(prev: PreviousFile, now: Date): Obtained<T> {
   return r;
 }
 
-/** Streams the stored earlier body through the parser; null when it is gone from the store. */
-async function replay<T>(ctx: CrawlContext, prev: PreviousFile, consume: (body: AsyncIterable<Uint8Array>, meta: ResponseMeta | null) => Promise<T>): Promise<T | null> {
+/**
+ * Streams the stored earlier body through the parser; null when it is gone from the store (or
+ * cannot be read to its end: then none of its rows count either).
+ */
+async function replay<T>(ctx: CrawlContext, prev: PreviousFile, consume: BodyConsumer<T>): Promise<T | null> {
   const stream = await ctx.incremental!.earlierBodies.open(prev.sha256!);
   if (!stream) return null;
-  return consume(stream, null);
+  const rows = ctx.out.begin();
+  try {
+    const body = await consume(stream, null, rows);
+    rows.commit();
+    return body;
+  } catch (err) {
+    rows.discard();
+    throw err;
+  }
 }
 
 async function* teeInto(stream: AsyncIterable<Uint8Array>, writer: { push(c: Uint8Array): void | Promise<void> }): AsyncGenerator<Uint8Array> {

@@ -10,12 +10,16 @@ import { exchangeDir } from './shard-exchange.js';
 /**
  * Apps whose listing named a developer URL, handed from the shard that read the listing (stage
  * 'targets') to the shard that owns the developer host (stage 'referrals'), one NDJSON file per
- * shard. Appended as apps complete; at a checkpoint its length is recorded, and a resumed attempt
- * cuts the file back to that length so no entry appears twice.
+ * shard. Appended as apps complete (`add` is synchronous: it is called together with the
+ * app's commit, and the appends are queued in order); a checkpoint records the length as of one
+ * instant (`mark`), and a resumed attempt cuts the file back to that length so no entry appears
+ * twice.
  */
 export class PendingApps {
   private file: FileHandle | null = null;
   private bytes = 0;
+  private writing: Promise<void> = Promise.resolve();
+  private failure: Error | null = null;
 
   constructor(
     private readonly outDir: string,
@@ -34,19 +38,32 @@ export class PendingApps {
     this.bytes = keepBytes;
   }
 
-  async add(app: AppInput, listing: Listing): Promise<void> {
+  add(app: AppInput, listing: Listing): void {
+    if (this.failure) throw this.failure;
     const line = JSON.stringify({ app, listing }) + '\n';
     this.bytes += Buffer.byteLength(line);
-    await this.file!.appendFile(line);
+    const file = this.file!;
+    this.writing = this.writing.then(() => file.appendFile(line)).catch((err: Error) => {
+      this.failure ??= err;
+    });
   }
 
-  /** Makes what was added durable; returns the file's length (for the checkpoint). */
-  async sync(): Promise<number> {
-    if (this.file) await this.file.sync();
+  /** The length of what was added so far (what a checkpoint taken now records). */
+  mark(): number {
     return this.bytes;
   }
 
+  /** Makes what was added durable; returns the file's length. */
+  async sync(): Promise<number> {
+    const bytes = this.bytes;
+    await this.writing;
+    if (this.failure) throw this.failure;
+    if (this.file) await this.file.sync();
+    return bytes;
+  }
+
   async close(): Promise<void> {
+    await this.writing;
     await this.file?.sync();
     await this.file?.close();
     this.file = null;

@@ -1,5 +1,6 @@
 import { CompactStringSet } from '../src/util/compact-string-set.js';
 import { OwnStringSet } from '../src/util/detach.js';
+import type { Rows } from './context.js';
 import type { ShardReport } from './shard-exchange.js';
 
 /**
@@ -21,14 +22,30 @@ export class Referrals {
   private readonly claimed = new OwnStringSet();
   private readonly robotsClaimed = new OwnStringSet();
 
-  addPartner(domain: string): void {
+  /** `by`: the scope of the work that found it (what is added stays provisional until it commits). */
+  addPartner(domain: string, by: Rows): void {
+    if (this.partners.has(domain)) return;
     this.partners.add(domain);
+    by.note('partners', domain);
+  }
+
+  addAdSystem(domain: string, by: Rows): void {
+    if (this.adSystems.has(domain)) return;
+    this.adSystems.add(domain);
+    by.note('adSystems', domain);
+  }
+
+  addStoreHost(host: string, by: Rows): void {
+    if (this.storeHosts.has(host)) return;
+    this.storeHosts.add(host);
+    by.note('storeHosts', host);
   }
 
   /** True the first time a non-root subject's ads.txt is claimed for fetching in this run. */
-  claimSubject(subject: string): boolean {
+  claimSubject(subject: string, by: Rows): boolean {
     if (this.isClaimed(subject)) return false;
     this.claimed.add(subject);
+    by.note('claimed', subject);
     return true;
   }
 
@@ -37,9 +54,23 @@ export class Referrals {
     return this.roots.has(subject) || this.claimed.has(subject);
   }
 
-  /** What a checkpoint keeps (the roots are rebuilt from the list on resume). */
-  toJSON() {
-    return this.report();
+  /**
+   * What a checkpoint keeps (the roots are rebuilt from the list on resume): what was added by
+   * work not yet committed (`provisional`, per collection) is left out, as that work is redone.
+   */
+  toJSON(provisional: ReadonlyMap<string, ReadonlySet<string>> = new Map()) {
+    const keep = (name: string, set: Iterable<string>) => {
+      const drop = provisional.get(name);
+      return drop ? [...set].filter((v) => !drop.has(v)) : [...set];
+    };
+    return {
+      partners: keep('partners', this.partners),
+      adSystems: keep('adSystems', this.adSystems),
+      claimed: keep('claimed', this.claimed),
+      robotsClaimed: keep('robotsClaimed', this.robotsClaimed),
+      storeHosts: keep('storeHosts', this.storeHosts),
+      pendingApps: [],
+    };
   }
 
   restore(saved: unknown): void {
@@ -68,9 +99,10 @@ export class Referrals {
   }
 
   /** True when this host's robots.txt has not been recorded yet in this run (and now is claimed). */
-  claimRobots(host: string): boolean {
+  claimRobots(host: string, by: Rows): boolean {
     if (this.roots.has(host) || this.robotsClaimed.has(host)) return false;
     this.robotsClaimed.add(host);
+    by.note('robotsClaimed', host);
     return true;
   }
 }

@@ -63,7 +63,7 @@ export function policyOf(status: number | null, error: string | null, txt: Robot
 
 /** The robots policy of a non-root host, recording its robots.txt the first time the run meets it. */
 export function robotsFor(ctx: CrawlContext, referrals: Referrals, host: string, via: Via): Promise<RobotsPolicy> {
-  return crawlRobots(ctx, host, via, referrals.claimRobots(host));
+  return crawlRobots(ctx, host, via, referrals.claimRobots(host, ctx.out));
 }
 
 /** adsnap's own verdict for a path under a policy; null when robots.txt was not consulted. */

@@ -1,26 +1,42 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { StagedPart } from '../src/sink/index.js';
+import { tableNames, type TableName } from '../schemas/tables.js';
+import type { PlannedPart, StagedPart } from '../src/sink/index.js';
+import { isDoneSet, type DoneSet } from './pool.js';
 
 /**
- * Crash-safe resume (issue 7). A run's sealed parts wait in `DIR/_staging/<run id>/` — invisible
- * to `DIR/<table>/*\/*.parquet` — and `state.json` there says, as of the last checkpoint, how far
- * each phase got and what the crawl had learnt (partners, ad systems, claimed subjects). A run
- * started again with the same arguments gets the same run id, finds that state, adopts the
- * staged parts and goes on from the checkpoint; the rows of work done after it were never
- * staged, so nothing is duplicated and nothing is missing. The commit publishes every staged
- * part and removes the directory.
+ * Crash-safe resume. A run's sealed parts wait in `DIR/_staging/<run id>/` — invisible to
+ * `DIR/<table>/*\/*.parquet` — and `state.json` there says, as of the last checkpoint, which
+ * items of each phase are done, what the crawl had learnt (partners, ad systems, claimed
+ * subjects) and which input it read (a fingerprint of each list's bytes). A run started again
+ * with the same arguments gets the same run id, finds that state, adopts the staged parts and
+ * goes on from the checkpoint; the rows of work not done at it were never staged, so nothing is
+ * duplicated and nothing is missing. The commit (src/sink/commit.ts) is planned in the same
+ * state before anything is published, so it can be redone after a kill at any point.
+ *
+ * The state is checked when it is read back: a state that cannot be read, or is not one this
+ * version wrote, stops the run with `RunStateError` instead of being taken for a fresh start
+ * (which would delete the staged work of a run that is in fact resumable).
  */
 export type Phase = 'domains' | 'apps' | 'partners' | 'sellers' | 'commit';
+export type WorkPhase = Exclude<Phase, 'commit'>;
+
+/** A list's bytes as read: the whole file, or (stdin) what was read by the last checkpoint. */
+export interface InputFingerprint {
+  sha256: string;
+  bytes: number;
+  /** The whole input (a file hashed before the crawl, or stdin read to its end). */
+  complete: boolean;
+}
 
 export interface RunState {
-  version: 1;
+  version: 2;
   runId: string;
   attempt: number;
   phase: Phase;
   /** Items of each phase's (deterministic) input that are complete. */
-  done: Record<Exclude<Phase, 'commit'>, number>;
+  done: Record<WorkPhase, DoneSet>;
   /** Inputs of the referral phases, fixed when the phase starts. */
   partnerList: string[] | null;
   sellersList: string[] | null;
@@ -30,6 +46,21 @@ export interface RunState {
   staged: StagedPart[];
   /** Sharded runs: length of this shard's pending-apps file at the checkpoint. */
   pendingAppsBytes: number;
+  inputs: { domains: InputFingerprint | null; apps: InputFingerprint | null };
+  /** The commit's plan, once the crawl is over (phase 'commit'). */
+  commit: PlannedPart[] | null;
+  /** What the manifest will say (phase 'commit'), so that a resumed commit writes the same. */
+  manifest: Record<string, unknown> | null;
+  /** Sharded runs: what this shard tells the others once the stage is committed. */
+  shardReport: unknown;
+}
+
+export class RunStateError extends Error {
+  readonly code = 'RUN_STATE_INVALID';
+  constructor(file: string, why: string) {
+    super(`${file}: ${why}; it is not a checkpoint this version of adsnap can resume (run again with --restart to discard that attempt's work, or remove the folder)`);
+    this.name = 'RunStateError';
+  }
 }
 
 /** The run id that a run with these arguments always gets: the same arguments resume the same run. */
@@ -44,16 +75,23 @@ export class RunJournal {
     readonly previous: RunState | null,
   ) {}
 
-  static async open(outDir: string, runId: string): Promise<RunJournal> {
+  /**
+   * Opens the run's staging directory; call it only while holding the run's lock. `restart`
+   * discards an earlier attempt's checkpoint and staged parts.
+   */
+  static async open(outDir: string, runId: string, options: { restart?: boolean } = {}): Promise<RunJournal> {
     const dir = path.join(outDir, '_staging', runId);
+    if (options.restart) await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
-    let previous: RunState | null = null;
+    const file = path.join(dir, 'state.json');
+    let text: string | null;
     try {
-      previous = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as RunState;
-      if (previous.version !== 1 || previous.runId !== runId) previous = null;
-    } catch {
-      previous = null; // no checkpoint yet: a fresh start
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new RunStateError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      text = null; // no checkpoint yet: a fresh start
     }
+    const previous = text === null ? null : validateState(file, text, runId);
     const journal = new RunJournal(dir, previous);
     await journal.removeStrays(previous?.staged ?? []);
     return journal;
@@ -63,9 +101,9 @@ export class RunJournal {
     return (this.previous?.attempt ?? 0) + 1;
   }
 
-  /** Writes the checkpoint atomically (temp file, fsync, rename). */
+  /** Writes the checkpoint atomically (a temporary file unique to this call, fsync, rename). */
   async save(state: RunState): Promise<void> {
-    const tmp = path.join(this.dir, 'state.json.tmp');
+    const tmp = path.join(this.dir, `state.json.${randomBytes(6).toString('hex')}.tmp`);
     const h = await open(tmp, 'w');
     try {
       await h.writeFile(JSON.stringify(state));
@@ -81,7 +119,7 @@ export class RunJournal {
     await rm(this.dir, { recursive: true, force: true });
   }
 
-  /** Parts staged after the last checkpoint by a run that then died are not part of the run. */
+  /** Parts staged after the last checkpoint by an attempt that then died are not part of the run. */
   private async removeStrays(keep: readonly StagedPart[]): Promise<void> {
     const kept = new Set(keep.map((p) => p.file));
     for (const name of await readdir(this.dir)) {
@@ -89,4 +127,57 @@ export class RunJournal {
       await rm(path.join(this.dir, name), { force: true });
     }
   }
+}
+
+const PHASES: readonly Phase[] = ['domains', 'apps', 'partners', 'sellers', 'commit'];
+
+function validateState(file: string, text: string, runId: string): RunState {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new RunStateError(file, `is not JSON (${(err as Error).message})`);
+  }
+  const s = v as Partial<RunState> & Record<string, unknown>;
+  const bad = (why: string): never => {
+    throw new RunStateError(file, why);
+  };
+  if (typeof s !== 'object' || s === null) bad('is not an object');
+  if (s.version !== 2) bad(`has version ${JSON.stringify(s.version)}, not 2`);
+  if (s.runId !== runId) bad(`belongs to run ${JSON.stringify(s.runId)}, not ${runId}`);
+  if (!Number.isInteger(s.attempt) || (s.attempt as number) < 1) bad('has no attempt number');
+  if (!PHASES.includes(s.phase as Phase)) bad(`has an unknown phase ${JSON.stringify(s.phase)}`);
+  const done = s.done as Record<string, unknown> | undefined;
+  for (const p of PHASES.slice(0, 4)) if (!done || !isDoneSet(done[p])) bad(`has no valid done set for phase ${p}`);
+  for (const k of ['partnerList', 'sellersList'] as const) {
+    const l = s[k];
+    if (l !== null && !(Array.isArray(l) && l.every((x) => typeof x === 'string'))) bad(`has an invalid ${k}`);
+  }
+  if (!Array.isArray(s.staged) || !s.staged.every(isStagedPart)) bad('has an invalid list of staged parts');
+  if (!Number.isInteger(s.pendingAppsBytes) || (s.pendingAppsBytes as number) < 0) bad('has an invalid pendingAppsBytes');
+  const inputs = s.inputs as Record<string, unknown> | undefined;
+  if (!inputs || !['domains', 'apps'].every((k) => inputs[k] === null || isFingerprint(inputs[k]))) bad('has invalid input fingerprints');
+  if (s.commit !== null && !(Array.isArray(s.commit) && s.commit.every(isPlannedPart))) bad('has an invalid commit plan');
+  if (s.phase === 'commit' && (s.commit === null || typeof s.manifest !== 'object' || s.manifest === null)) bad('is in the commit phase without a plan or manifest');
+  return s as RunState;
+}
+
+const isTable = (t: unknown): t is TableName => typeof t === 'string' && (tableNames as readonly string[]).includes(t);
+const isCount = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+// Staged files are plain names inside the staging directory, never paths.
+const isPlainName = (f: unknown) => typeof f === 'string' && /^[A-Za-z0-9_.-]+$/.test(f) && !f.startsWith('.');
+
+function isStagedPart(p: unknown): p is StagedPart {
+  const x = p as StagedPart;
+  return typeof x === 'object' && x !== null && isTable(x.table) && isPlainName(x.file) && isCount(x.rows) && isCount(x.bytes);
+}
+
+function isPlannedPart(p: unknown): p is PlannedPart {
+  const x = p as PlannedPart;
+  return typeof x === 'object' && x !== null && isTable(x.table) && isPlainName(x.staged) && typeof x.final === 'string' && new RegExp(`^${x.table}/snapshot_date=\\d{4}-\\d{2}-\\d{2}/part-\\d+\\.parquet$`).test(x.final) && isCount(x.rows) && isCount(x.bytes);
+}
+
+function isFingerprint(f: unknown): f is InputFingerprint {
+  const x = f as InputFingerprint;
+  return typeof x === 'object' && x !== null && typeof x.sha256 === 'string' && /^[0-9a-f]{64}$/.test(x.sha256) && isCount(x.bytes) && typeof x.complete === 'boolean';
 }

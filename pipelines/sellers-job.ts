@@ -20,7 +20,7 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, doma
     stats.countFile('sellers.json', 'disallowed_by_robots');
     return;
   }
-  const got = await obtainFile(ctx, { url: `https://${domain}/sellers.json`, kind: 'sellers.json', subject: domain, closeConnection: true }, (body) => parseSellersBody(out, domain, body));
+  const got = await obtainFile(ctx, { url: `https://${domain}/sellers.json`, kind: 'sellers.json', subject: domain, closeConnection: true }, (body, _meta, rows) => parseSellersBody(rows, domain, body));
   const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
   // sellers.json adds two statuses of its own: 'invalid_json' and 'not_sellers_json' (README).

@@ -48,7 +48,7 @@ describe('crash-safe resume', () => {
       await new Promise((r) => setTimeout(r, 50));
       const runs = existsSync(staging) ? await readdir(staging) : [];
       const state = runs.length ? path.join(staging, runs[0]!, 'state.json') : '';
-      if (state && existsSync(state) && JSON.parse(readFileSync(state, 'utf8')).done.domains > 0) break;
+      if (state && existsSync(state) && JSON.parse(readFileSync(state, "utf8")).done.domains.prefix > 0) break;
     }
     child.kill('SIGKILL');
     const killed = await exited;

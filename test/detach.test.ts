@@ -7,6 +7,7 @@
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import type { Rows } from '../pipelines/context.js';
 import { Referrals } from '../pipelines/referral-registry.js';
 import { normalizeDomain } from '../src/parse/adstxt/domain-check.js';
 import { openSnapshotWriter } from '../src/sink/index.js';
@@ -69,18 +70,19 @@ describe('long-lived holders keep copies', () => {
 
   it('the referral sets', async () => {
     const r = new Referrals();
+    const by = { note: () => undefined } as unknown as Rows;
     expect(
       await retainedMiB((s, i) => {
-        r.addPartner(s);
-        r.adSystems.add(s);
-        r.claimSubject(`sub.${s}`);
-        r.claimRobots(s);
-        r.storeHosts.add(s);
+        r.addPartner(s, by);
+        r.addAdSystem(s, by);
+        r.claimSubject(`sub.${s}`, by);
+        r.claimRobots(s, by);
+        r.addStoreHost(s, by);
         return i;
       }),
     ).toBeLessThan(3);
     expect(r.report().partners).toHaveLength(PIECES);
-    expect(r.claimSubject(`sub.${piece(4)}`)).toBe(false);
+    expect(r.claimSubject(`sub.${piece(4)}`, by)).toBe(false);
   });
 
   it("the snapshot writer's row batches", async () => {

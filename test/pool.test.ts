@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runPool } from '../pipelines/pool.js';
+import { DoneTracker, runPool, type DoneSet } from '../pipelines/pool.js';
 
 describe('runPool', () => {
   it('never has more than `concurrency` items in flight and never reads ahead', async () => {
@@ -53,34 +53,51 @@ describe('runPool', () => {
 });
 
 describe('runPool checkpoints', () => {
-  it('drains the items in flight before each checkpoint, and reports how many are done', async () => {
+  it('records exactly the items done at the instant, without waiting for the ones in flight', async () => {
     let clock = 0;
-    let inFlight = 0;
-    const seen: number[] = [];
-    const checkpoints: { n: number; inFlight: number; seen: number }[] = [];
+    const finished = new Set<number>();
+    const inFlight = new Set<number>();
+    const checkpoints: { done: DoneSet; finished: Set<number>; inFlight: number }[] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
     const total = await runPool(
       Array.from({ length: 40 }, (_, i) => i),
       5,
-      async (i) => {
-        inFlight++;
-        await new Promise((r) => setTimeout(r, 1 + (i % 3)));
+      async (i, done) => {
+        inFlight.add(i);
+        // Item 3 is slow: it stays in flight until item 30 is done, across several checkpoints.
+        if (i === 3) await slow;
+        else await new Promise((r) => setTimeout(r, 1 + (i % 3)));
         clock += 1;
-        seen.push(i);
-        inFlight--;
+        inFlight.delete(i);
+        finished.add(i);
+        done();
+        if (i === 30) release();
       },
       {
-        checkpointEveryMs: 10,
+        checkpointEveryMs: 4,
         now: () => clock,
-        onCheckpoint: async (n) => {
-          checkpoints.push({ n, inFlight, seen: seen.length });
+        onCheckpoint: async (done) => {
+          checkpoints.push({ done, finished: new Set(finished), inFlight: inFlight.size });
         },
       },
     );
     expect(total).toBe(40);
-    expect(checkpoints.length).toBeGreaterThan(1);
+    const whileSlow = checkpoints.filter((c) => !c.finished.has(3));
+    expect(whileSlow.length).toBeGreaterThan(1);
     for (const c of checkpoints) {
-      expect(c.inFlight).toBe(0); // nothing in flight during a checkpoint
-      expect(c.seen).toBe(c.n); // exactly the first n items are complete
+      const tracker = new DoneTracker(c.done);
+      // Exactly the items finished at the checkpoint are done: no more, no fewer.
+      for (let i = 0; i < 40; i++) expect(tracker.has(i), `item ${i}`).toBe(c.finished.has(i));
     }
+    // The slow item never held the others up: checkpoints were taken with items in flight.
+    expect(whileSlow.some((c) => c.inFlight > 0 && c.done.prefix === 3 && c.done.extra.length > 0)).toBe(true);
+  });
+
+  it('skips the items an earlier attempt finished', async () => {
+    const seen: number[] = [];
+    const total = await runPool(Array.from({ length: 10 }, (_, i) => i), 3, async (i) => void seen.push(i), { skip: { prefix: 4, extra: [6, 9] } });
+    expect(seen.sort((a, b) => a - b)).toEqual([4, 5, 7, 8]);
+    expect(total).toBe(10);
   });
 });

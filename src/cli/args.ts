@@ -16,10 +16,12 @@ export function parseCommandArgs<T extends Options>(argv: string[], options: T):
   }
 }
 
-/** Parses an integer flag value, or throws a UsageError naming the flag. */
-export function intFlag(name: string, value: string | undefined, fallback: number, min = 1): number {
+/** Parses an integer flag value in [min, max], or throws a UsageError naming the flag. */
+export function intFlag(name: string, value: string | undefined, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
+  if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(value)}`);
+  }
   return n;
 }

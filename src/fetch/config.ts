@@ -111,6 +111,9 @@ function fn<T>(name: string, v: T | undefined, fallback: T): T {
 }
 
 /** Validates options once, at the edge, into the config the fetch layer trusts. Throws TypeError. */
+/** Defaults stated once: the config, the CLI and its help read them from here. */
+export const FETCH_DEFAULTS = { perHost: 1, perIp: 16 } as const;
+
 export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
   const userAgent = o.userAgent ?? defaultUserAgent;
   if (typeof userAgent !== 'string' || userAgent.trim() === '' || /[\r\n]/.test(userAgent)) {
@@ -124,8 +127,8 @@ export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
     userAgent,
     connectTo: (o.connectTo ?? []).map((r) => (typeof r === 'string' ? parseConnectTo(r) : r)),
     caCerts: [...caCerts],
-    perHost: int('perHost', o.perHost, 1, 1),
-    perIp: int('perIp', o.perIp, 16, 1),
+    perHost: int('perHost', o.perHost, FETCH_DEFAULTS.perHost, 1),
+    perIp: int('perIp', o.perIp, FETCH_DEFAULTS.perIp, 1),
     concurrency: int('concurrency', o.concurrency, 256, 1),
     maxBytes: perKind('maxBytes', o.maxBytes, defaultMaxBytes),
     connectTimeoutMs: int('connectTimeoutMs', o.connectTimeoutMs, 10_000, 1),

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { fsyncDir } from './part-files.js';
 
 export { openSnapshotWriter } from './snapshot-writer.js';
-export type { CommitResult, CommittedPart, SnapshotWriter, WriterStats } from './snapshot-writer.js';
+export type { CommitResult, CommittedPart, SideParts, SnapshotWriter, WriterStats } from './snapshot-writer.js';
+export { planCommit, planTables, publishPlan, type CommitHooks, type PlannedPart } from './commit.js';
 export type { SnapshotWriterOptions, StagedPart } from './writer-options.js';
 export { partitionDir, sweepTemporaryParts } from './part-files.js';
 

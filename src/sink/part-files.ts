@@ -2,11 +2,12 @@
  * Where parts live and how they become visible (contract §2):
  *   DIR/<table>/snapshot_date=YYYY-MM-DD/part-<NNNNN>.parquet
  * A part is written under a temporary name that no `*.parquet` glob matches
- * (`.part-<run id>-<table>-<seq>.parquet.tmp`, beside its final place so the rename stays on
- * one file system), fsynced, then published with link(2): atomic, and it fails instead of
+ * (`.part-<run id>-<attempt token>-<table>-<seq>.parquet.tmp`, beside its final place so the
+ * rename stays on one file system; the token is unique to the attempt, so two processes never
+ * share a temporary name), fsynced, then published with link(2): atomic, and it fails instead of
  * overwriting when another run took that number, so the next free number is tried. The run id
  * and sequence are also written into each part's key-value metadata (`adsnap.run_id`,
- * `adsnap.part_seq`), so a restarted run can tell which parts it already committed.
+ * `adsnap.part_seq`).
  */
 import { link, mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,8 +16,8 @@ export function partitionDir(outDir: string, table: string, snapshotDate: string
   return path.join(outDir, table, `snapshot_date=${snapshotDate}`);
 }
 
-export function tempPartPath(dir: string, runId: string, table: string, seq: number): string {
-  return path.join(dir, `.part-${runId}-${table}-${String(seq).padStart(5, '0')}.parquet.tmp`);
+export function tempPartPath(dir: string, runId: string, token: string, table: string, seq: number): string {
+  return path.join(dir, `.part-${runId}-${token}-${table}-${String(seq).padStart(5, '0')}.parquet.tmp`);
 }
 
 export function partFileName(n: number): string {
@@ -78,11 +79,12 @@ export async function unpublishPart(finalPath: string): Promise<void> {
 
 /**
  * Deletes temporary parts left by runs that were killed (SIGKILL) in any table partition of
- * `outDir`; with `runId`, only that run's. Returns the paths removed.
+ * `outDir`; with `runId`, only that run's, and with `token` too, only that attempt's. Returns the
+ * paths removed. Only the holder of the run's lock sweeps a whole run.
  */
-export async function sweepTemporaryParts(outDir: string, runId?: string): Promise<string[]> {
+export async function sweepTemporaryParts(outDir: string, runId?: string, token?: string): Promise<string[]> {
   const removed: string[] = [];
-  const prefix = runId === undefined ? '.part-' : `.part-${runId}-`;
+  const prefix = runId === undefined ? '.part-' : token === undefined ? `.part-${runId}-` : `.part-${runId}-${token}-`;
   for (const table of await readdir(outDir).catch(() => [] as string[])) {
     if (table.startsWith('_') || table.startsWith('.')) continue;
     const tableDir = path.join(outDir, table);

@@ -8,12 +8,13 @@
  * that awaits it (`const p = w.write(t, r); if (p) await p;`) slows down to the disk's pace
  * instead of filling memory.
  */
-import { rename } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { tables as allTables, tableNames, type Row, type TableName } from '../../schemas/tables.js';
 import { detach } from '../util/detach.js';
 import { startEncoder, type EncoderClient } from './encoder-client.js';
 import { tablePlan, type TablePlan } from './parquet-schema.js';
+import { planCommit, publishPlan } from './commit.js';
 import type { PartSpec } from './part-encoder.js';
 import { ensureDir, partitionDir, publishPart, sweepTemporaryParts, tempPartPath, unpublishPart } from './part-files.js';
 import { resolveWriterOptions, type ResolvedWriterOptions, type SnapshotWriterOptions, type StagedPart } from './writer-options.js';
@@ -52,11 +53,32 @@ export interface WriterStats {
 export interface SnapshotWriter {
   write<N extends TableName>(table: N, row: Row<N>): void | Promise<void>;
   flush(): Promise<void>;
-  /** Seals every open part; with a staging directory, returns all parts staged so far (adopted ones included). */
+  /**
+   * Seals every open part; with a staging directory, returns the parts staged up to this call
+   * (adopted ones included). What the caller wrote before calling is in them, and nothing
+   * written after the call is: the boundary is taken synchronously, so work may go on while the
+   * seal completes.
+   */
   checkpoint(): Promise<StagedPart[]>;
+  /**
+   * Rows that go to parts of their own and count only once kept (`SideParts.keep`): the rows of
+   * a body still being read, or of a unit of work that is not done, which must vanish without a
+   * trace when it fails or a checkpoint is taken before it is done.
+   */
+  openSideParts(): SideParts;
+  /** Staging mode: seals everything (an empty part for each table without one) and returns every staged part. */
+  seal(): Promise<StagedPart[]>;
   commit(): Promise<CommitResult>;
   abort(options?: { keepCommitted?: boolean }): Promise<void>;
   stats(): WriterStats;
+}
+
+export interface SideParts {
+  write<N extends TableName>(table: N, row: Row<N>): void | Promise<void>;
+  /** The rows count from now: their parts are sealed and staged as of this call (synchronous). */
+  keep(): void;
+  /** The rows are dropped; their temporary files removed. */
+  drop(): void;
 }
 
 interface TableState {
@@ -70,28 +92,74 @@ interface TableState {
   /** Rows sent to the current part. */
   partRows: number;
   rows: number;
+  /** The side parts these rows belong to, or null for the writer's own parts. */
+  side: Side | null;
+}
+
+/** A staged part, with the checkpoint generation in which it was sealed. */
+type Staged = StagedPart & { gen: number };
+
+interface SealedPart {
+  st: TableState;
+  seq: number;
+  tmpPath: string;
+  rows: number;
+  bytes: number;
 }
 
 export async function openSnapshotWriter(options: SnapshotWriterOptions): Promise<SnapshotWriter> {
   const o = resolveWriterOptions(options);
   const states = new Map<TableName, TableState>();
   for (const name of o.tables) {
-    const dir = partitionDir(o.outDir, name, o.snapshotDate);
-    await ensureDir(dir);
-    const plan = tablePlan(allTables[name]);
-    states.set(name, {
-      name,
-      plan,
-      dir,
-      converters: plan.columns.map((c) => converter(name, c.name, c.type, c.nullable)),
-      columns: plan.columns.map(() => []),
-      buffered: 0,
-      current: null,
-      partRows: 0,
-      rows: 0,
-    });
+    const st = newTableState(o, name, null);
+    await ensureDir(st.dir);
+    states.set(name, st);
   }
   return new ParquetSnapshotWriter(o, states, startEncoder(!o.worker));
+}
+
+function newTableState(o: ResolvedWriterOptions, name: TableName, side: Side | null): TableState {
+  const plan = tablePlan(allTables[name]);
+  return {
+    name,
+    plan,
+    dir: partitionDir(o.outDir, name, o.snapshotDate),
+    converters: plan.columns.map((c) => converter(name, c.name, c.type, c.nullable)),
+    columns: plan.columns.map(() => []),
+    buffered: 0,
+    current: null,
+    partRows: 0,
+    rows: 0,
+    side,
+  };
+}
+
+/** Rows of one unit of work, held in parts of their own until the unit is kept or dropped. */
+class Side implements SideParts {
+  readonly states = new Map<TableName, TableState>();
+  /** Parts of these rows already sealed (rolled at `partRows`), waiting for keep or drop. */
+  readonly sealed: SealedPart[] = [];
+  readonly sealing = new Set<Promise<void>>();
+  state: 'open' | 'kept' | 'dropped' = 'open';
+
+  constructor(private readonly w: ParquetSnapshotWriter) {}
+
+  write<N extends TableName>(table: N, row: Row<N>): void | Promise<void> {
+    if (this.state !== 'open') throw new Error(`side parts already ${this.state}`);
+    return this.w.writeTo(this, table, row);
+  }
+
+  keep(): void {
+    if (this.state !== 'open') throw new Error(`side parts already ${this.state}`);
+    this.state = 'kept';
+    this.w.keepSide(this);
+  }
+
+  drop(): void {
+    if (this.state !== 'open') return;
+    this.state = 'dropped';
+    this.w.dropSide(this);
+  }
 }
 
 class ParquetSnapshotWriter implements SnapshotWriter {
@@ -102,26 +170,44 @@ class ParquetSnapshotWriter implements SnapshotWriter {
   private waits = 0;
   private drainWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private inflight = new Set<Promise<unknown>>();
-  /** Parts sealed because they reached `partRows` (flush and commit wait for them). */
-  private readonly sealing = new Set<Promise<void>>();
+  /** Parts being sealed and staged (flush, checkpoint and commit wait for them). */
+  readonly sealing = new Set<Promise<void>>();
   private failure: Error | null = null;
   private closed = false;
   private readonly committed: CommittedPart[] = [];
-  private readonly staged: StagedPart[];
+  private readonly staged: Staged[];
+  /** Checkpoint generation: a part sealed (or side kept) now belongs to the next checkpoint. */
+  private generation = 0;
+  private sealedAll = false;
 
   constructor(
     private readonly o: ResolvedWriterOptions,
     private readonly states: Map<TableName, TableState>,
     private readonly encoder: EncoderClient,
   ) {
-    this.staged = [...o.adopt];
+    this.staged = o.adopt.map((p) => ({ ...p, gen: -1 }));
   }
 
   write<N extends TableName>(table: N, row: Row<N>): void | Promise<void> {
-    if (this.failure) throw this.failure;
-    if (this.closed) throw new Error('snapshot writer is closed');
     const st = this.states.get(table);
     if (!st) throw new TypeError(`table ${table} is not written by this snapshot writer`);
+    return this.append(st, row);
+  }
+
+  /** A side's write: its own table state, created on first use. */
+  writeTo<N extends TableName>(side: Side, table: N, row: Row<N>): void | Promise<void> {
+    let st = side.states.get(table);
+    if (!st) {
+      if (!this.states.has(table)) throw new TypeError(`table ${table} is not written by this snapshot writer`);
+      st = newTableState(this.o, table, side);
+      side.states.set(table, st);
+    }
+    return this.append(st, row);
+  }
+
+  private append(st: TableState, row: object): void | Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new Error('snapshot writer is closed');
     const { columns, converters, plan } = st;
     const r = row as Record<string, unknown>;
     for (let c = 0; c < columns.length; c++) columns[c]!.push(converters[c]!(r[plan.columns[c]!.name]));
@@ -132,6 +218,41 @@ class ParquetSnapshotWriter implements SnapshotWriter {
       this.waits++;
       return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
     }
+  }
+
+  openSideParts(): SideParts {
+    if (this.failure) throw this.failure;
+    return new Side(this);
+  }
+
+  /** Seals the side's parts and stages them in the current generation (the boundary is this call). */
+  keepSide(side: Side): void {
+    const gen = this.generation;
+    const finishing: Promise<void>[] = [...side.sealing];
+    for (const st of side.states.values()) {
+      if (st.buffered > 0) this.sendBatch(st);
+      if (st.current) finishing.push(this.finishPart(st));
+    }
+    const staged = Promise.all(finishing)
+      .then(async () => {
+        for (const part of side.sealed.splice(0)) await this.stageOrPublish(part, gen);
+      })
+      .catch((err: Error) => this.fail(err));
+    this.sealing.add(staged);
+    void staged.finally(() => this.sealing.delete(staged));
+  }
+
+  dropSide(side: Side): void {
+    for (const st of side.states.values()) {
+      st.columns = st.plan.columns.map(() => []);
+      st.buffered = 0;
+      if (st.current) this.track(this.encoder.request({ op: 'discard', partId: st.current.partId }).catch(() => undefined));
+      st.current = null;
+    }
+    const removing = Promise.allSettled([...side.sealing]).then(async () => {
+      for (const part of side.sealed.splice(0)) await rm(part.tmpPath, { force: true });
+    });
+    this.track(removing);
   }
 
   async flush(): Promise<void> {
@@ -146,39 +267,72 @@ class ParquetSnapshotWriter implements SnapshotWriter {
   }
 
   async checkpoint(): Promise<StagedPart[]> {
-    await this.flush();
-    return [...this.staged];
+    // flush() detaches every open part synchronously (they are sealed in generation `gen`);
+    // only then does the generation move on, for whatever is written or kept after this call.
+    const gen = this.generation;
+    const flushed = this.flush();
+    this.generation++;
+    await flushed;
+    return this.staged.filter((p) => p.gen <= gen).map(stagedPart);
   }
 
-  async commit(): Promise<CommitResult> {
+  async seal(): Promise<StagedPart[]> {
+    if (!this.o.stagingDir) throw new Error('seal() is for a writer with a staging directory');
     await this.flush();
     // An empty part for every table without one: read_parquet('DIR/t/*/*.parquet') fails on a
     // table with no file at all, and analysts' queries should not depend on what a run found.
     const empties: Promise<void>[] = [];
     for (const st of this.states.values()) {
-      if (!this.committed.some((p) => p.table === st.name) && !this.staged.some((p) => p.table === st.name)) {
+      if (!this.staged.some((p) => p.table === st.name)) {
         this.openPart(st);
         empties.push(this.finishPart(st));
       }
     }
     await Promise.all(empties);
-    // Staged parts (this attempt's and earlier attempts') become visible only now.
-    for (const p of this.staged.splice(0)) {
-      const st = this.states.get(p.table);
-      if (!st) continue;
-      const final = await publishPart(st.dir, path.join(this.o.stagingDir!, p.file));
-      this.committed.push({ table: p.table, file: path.relative(this.o.outDir, final).split(path.sep).join('/'), path: final, rows: p.rows, bytes: p.bytes, seq: 0 });
+    await Promise.all([...this.sealing]);
+    this.check();
+    this.closed = true;
+    this.sealedAll = true;
+    await this.encoder.close();
+    return this.staged.map(stagedPart);
+  }
+
+  async commit(): Promise<CommitResult> {
+    if (this.o.stagingDir) {
+      // Unjournaled: the crawl commits through its checkpoint (commit.ts) so that a kill can be redone.
+      const staged = this.sealedAll ? this.staged.map(stagedPart) : await this.seal();
+      const plan = await planCommit(this.o.outDir, this.o.snapshotDate, staged);
+      await publishPlan(this.o.outDir, this.o.stagingDir, plan, async () => {});
+      for (const p of plan) {
+        this.committed.push({ table: p.table, file: p.final, path: path.join(this.o.outDir, p.final), rows: p.rows, bytes: p.bytes, seq: 0 });
+      }
+      for (const p of staged) await rm(path.join(this.o.stagingDir, p.file), { force: true });
+      return this.result();
     }
+    await this.flush();
+    const empties: Promise<void>[] = [];
+    for (const st of this.states.values()) {
+      if (!this.committed.some((p) => p.table === st.name)) {
+        this.openPart(st);
+        empties.push(this.finishPart(st));
+      }
+    }
+    await Promise.all(empties);
+    await Promise.all([...this.sealing]);
     this.check();
     this.closed = true;
     await this.encoder.close();
+    return this.result();
+  }
+
+  private result(): CommitResult {
     const rows: Partial<Record<TableName, number>> = {};
     const tables: CommitResult['tables'] = {};
     for (const st of this.states.values()) {
-      st.rows = this.committed.filter((p) => p.table === st.name).reduce((n, p) => n + p.rows, 0);
+      const mine = this.committed.filter((p) => p.table === st.name);
+      st.rows = mine.reduce((n, p) => n + p.rows, 0);
       rows[st.name] = st.rows;
-      const parts = this.committed.filter((p) => p.table === st.name).map((p) => p.file);
-      tables[st.name] = { rows: st.rows, parts };
+      tables[st.name] = { rows: st.rows, parts: mine.map((p) => p.file) };
     }
     return { runId: this.o.runId, snapshotDate: this.o.snapshotDate, parts: [...this.committed], rows, tables };
   }
@@ -194,8 +348,8 @@ class ParquetSnapshotWriter implements SnapshotWriter {
     }
     await Promise.allSettled([...this.inflight, ...this.sealing]);
     await this.encoder.close();
-    // The worker may have died before discarding: remove this run's temporary files by name.
-    await sweepTemporaryParts(this.o.outDir, this.o.runId);
+    // The worker may have died before discarding: remove this attempt's temporary files by name.
+    await sweepTemporaryParts(this.o.outDir, this.o.runId, this.o.token);
     if (!options.keepCommitted) {
       for (const p of this.committed.splice(0)) await unpublishPart(p.path);
     }
@@ -227,15 +381,16 @@ class ParquetSnapshotWriter implements SnapshotWriter {
     st.partRows += n;
     if (st.partRows >= this.o.partRows) {
       const sealed = this.finishPart(st).catch((err: Error) => this.fail(err)); // later writes, flush and commit throw it
-      this.sealing.add(sealed);
-      void sealed.finally(() => this.sealing.delete(sealed));
+      const owner = st.side ?? this;
+      owner.sealing.add(sealed);
+      void sealed.finally(() => owner.sealing.delete(sealed));
     }
   }
 
   private openPart(st: TableState): void {
     const seq = ++this.seq;
     const partId = this.nextPartId++;
-    const tmpPath = tempPartPath(st.dir, this.o.runId, st.name, seq);
+    const tmpPath = tempPartPath(st.dir, this.o.runId, this.o.token, st.name, seq);
     const spec: PartSpec = {
       plan: st.plan,
       tmpPath,
@@ -253,9 +408,13 @@ class ParquetSnapshotWriter implements SnapshotWriter {
     this.track(this.encoder.request({ op: 'open', partId, spec }).catch((err: Error) => this.fail(err)));
   }
 
-  /** Seals the table's open part and publishes it; later rows go to a new part. */
+  /**
+   * Seals the table's open part; later rows go to a new part. The writer's own parts are staged
+   * (or published) in the generation current at this call; a side's wait for its keep or drop.
+   */
   private async finishPart(st: TableState): Promise<void> {
     const part = st.current!;
+    const gen = this.generation;
     st.current = null;
     const done = this.encoder.request({ op: 'finish', partId: part.partId });
     this.track(done.catch(() => undefined));
@@ -263,21 +422,32 @@ class ParquetSnapshotWriter implements SnapshotWriter {
       this.fail(err);
       throw err;
     });
-    if (this.closed && this.failure) return; // aborted meanwhile: sweepTemporaryParts removes it
-    if (this.o.stagingDir) {
-      // Not `.parquet`: nothing staged may match a table glob, even a recursive one.
-      const file = `${st.name}-${this.o.attempt}-${String(part.seq).padStart(5, '0')}.parquet.staged`;
-      await rename(part.tmpPath, path.join(this.o.stagingDir, file));
-      this.staged.push({ table: st.name, file, rows: result?.rows ?? 0, bytes: result?.bytes ?? 0 });
+    const sealed: SealedPart = { st, seq: part.seq, tmpPath: part.tmpPath, rows: result?.rows ?? 0, bytes: result?.bytes ?? 0 };
+    if (st.side) {
+      if (st.side.state === 'dropped') await rm(part.tmpPath, { force: true });
+      else st.side.sealed.push(sealed);
       return;
     }
-    const final = await publishPart(st.dir, part.tmpPath);
+    await this.stageOrPublish(sealed, gen);
+  }
+
+  private async stageOrPublish(part: SealedPart, gen: number): Promise<void> {
+    if (this.closed && this.failure) return; // aborted meanwhile: sweepTemporaryParts removes it
+    const table = part.st.name;
+    if (this.o.stagingDir) {
+      // Not `.parquet`: nothing staged may match a table glob, even a recursive one.
+      const file = `${table}-${this.o.attempt}-${String(part.seq).padStart(5, '0')}.parquet.staged`;
+      await rename(part.tmpPath, path.join(this.o.stagingDir, file));
+      this.staged.push({ table, file, rows: part.rows, bytes: part.bytes, gen });
+      return;
+    }
+    const final = await publishPart(part.st.dir, part.tmpPath);
     this.committed.push({
-      table: st.name,
+      table,
       file: path.relative(this.o.outDir, final).split(path.sep).join('/'),
       path: final,
-      rows: result?.rows ?? 0,
-      bytes: result?.bytes ?? 0,
+      rows: part.rows,
+      bytes: part.bytes,
       seq: part.seq,
     });
   }
@@ -295,6 +465,10 @@ class ParquetSnapshotWriter implements SnapshotWriter {
   private check(): void {
     if (this.failure) throw this.failure;
   }
+}
+
+function stagedPart(p: Staged): StagedPart {
+  return { table: p.table, file: p.file, rows: p.rows, bytes: p.bytes };
 }
 
 /** Per-column value check/conversion, done once per value on the caller's thread. */

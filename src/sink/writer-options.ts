@@ -1,4 +1,5 @@
 /** Snapshot writer options, validated once at the edge into a resolved object the writer trusts. */
+import { randomBytes } from 'node:crypto';
 import { tableNames, type TableName } from '../../schemas/tables.js';
 
 export interface SnapshotWriterOptions {
@@ -37,6 +38,8 @@ export interface SnapshotWriterOptions {
   adopt?: readonly StagedPart[];
   /** Distinguishes staged part names of successive attempts of one run. @default 1 */
   attempt?: number;
+  /** Unique to this attempt (in temporary part names, so no two processes share one). @default random */
+  token?: string;
 }
 
 /** A sealed part waiting in the staging directory for the run's commit. */
@@ -48,7 +51,8 @@ export interface StagedPart {
   bytes: number;
 }
 
-export type ResolvedWriterOptions = Required<Omit<SnapshotWriterOptions, 'slowRowGroupMs' | 'stagingDir' | 'adopt' | 'attempt'>> & {
+export type ResolvedWriterOptions = Required<Omit<SnapshotWriterOptions, 'slowRowGroupMs' | 'stagingDir' | 'adopt' | 'attempt' | 'token'>> & {
+  token: string;
   slowRowGroupMs: number;
   stagingDir: string | null;
   adopt: readonly StagedPart[];
@@ -60,6 +64,7 @@ export function resolveWriterOptions(o: SnapshotWriterOptions): ResolvedWriterOp
   if (!/^\d{4}-\d{2}-\d{2}$/.test(o.snapshotDate) || Number.isNaN(Date.parse(`${o.snapshotDate}T00:00:00Z`)) || new Date(`${o.snapshotDate}T00:00:00Z`).toISOString().slice(0, 10) !== o.snapshotDate) {
     throw new TypeError(`snapshotDate must be a calendar date YYYY-MM-DD, got ${JSON.stringify(o.snapshotDate)}`);
   }
+  if (o.token !== undefined && !/^[a-z0-9]{1,32}$/.test(o.token)) throw new TypeError(`token must be 1–32 lower-case letters or digits, got ${JSON.stringify(o.token)}`);
   if (!/^[A-Za-z0-9_-]{1,80}$/.test(o.runId)) throw new TypeError(`runId must be 1–80 letters, digits, '-' or '_', got ${JSON.stringify(o.runId)}`);
   const rowGroupRows = positiveInt('rowGroupRows', o.rowGroupRows, 65536);
   const partRows = Math.ceil(positiveInt('partRows', o.partRows, 64 * rowGroupRows) / rowGroupRows) * rowGroupRows;
@@ -81,6 +86,7 @@ export function resolveWriterOptions(o: SnapshotWriterOptions): ResolvedWriterOp
     stagingDir: o.stagingDir ?? null,
     adopt: o.adopt ?? [],
     attempt: positiveInt('attempt', o.attempt, 1),
+    token: o.token ?? randomBytes(6).toString('hex'),
   };
 }
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import v8 from 'node:v8';
-import { crawl } from '../../../pipelines/crawl.js';
+import { crawl, CRAWL_LIMITS } from '../../../pipelines/crawl.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
-import { parseConnectTo } from '../../fetch/index.js';
+import { FETCH_DEFAULTS, parseConnectTo } from '../../fetch/index.js';
 import { parseShard } from '../../util/shard.js';
 import { intFlag, parseCommandArgs } from '../args.js';
 import type { Command } from '../main.js';
@@ -24,9 +24,15 @@ Inputs (text, CSV with a domain/store_url column, Tranco rank,domain; .gz or .zi
 Output:
   --out DIR               snapshot root (required)
   --snapshot-date DATE    YYYY-MM-DD (default: today, UTC)
-  --run-id ID             run id (default: derived from the arguments, so that running the same
-                          command again resumes an interrupted run, or does nothing if it finished)
-  --checkpoint-interval S seconds between checkpoints of a resumable run (default 300; 0 = none)
+  --run-id ID             run id, a plain name of letters, digits, '-' and '_' (default: derived from
+                          the arguments, so that running the same command again resumes an
+                          interrupted run, or does nothing if it finished; required with stdin)
+  --checkpoint-interval S seconds between checkpoints of a resumable run (default 300; 0 = none;
+                          at most 86400)
+  --restart               discard an interrupted attempt of this run (its checkpoint and staged
+                          parts) and crawl from the start, e.g. after the list was replaced
+  --allow-empty           commit a snapshot even when a list has no accepted entry (default: exit 1
+                          and commit nothing)
 
 Incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4):
   --previous DIR|none     earlier snapshot to build on (default: the latest earlier date under --out).
@@ -40,9 +46,9 @@ Incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4):
 Fetching:
   --connect-to H1:P1:H2:P2  connect to H2:P2 for requests to H1:P1 (repeatable; empty H1 = any host)
   --cacert FILE           extra trusted CA certificates (PEM)
-  --concurrency N         subjects crawled at once (default 64)
-  --per-host N            requests at once per host (default 1)
-  --per-ip N              requests at once per resolved IP address (default 8)
+  --concurrency N         subjects crawled at once (default 64, at most 4096)
+  --per-host N            requests at once per host (default 1, at most 64)
+  --per-ip N              requests at once per resolved IP address (default ${FETCH_DEFAULTS.perIp}, at most 4096)
   --user-agent S          User-Agent header (default names adsnap and its URL)
   --obey-robots MODE      'store' (default: store pages obey robots.txt; ads.txt, app-ads.txt and
                           sellers.json are fetched and their robots verdict recorded) or 'all'
@@ -60,9 +66,12 @@ Reporting:
                           (default: tty when stderr is a terminal, else json)
   --log-interval SECONDS  JSON progress cadence (default 10)
 
-Resuming: a run stopped at any moment (SIGTERM, SIGKILL, a crash) leaves its sealed parts in
-DIR/_staging/ (invisible to table globs). Running the same command again goes on from its last
-checkpoint and commits one snapshot with no duplicate and no missing row.
+Resuming: a run stopped at any moment (SIGTERM, SIGKILL, a crash, the commit included) leaves its
+sealed parts in DIR/_staging/ (invisible to table globs). Running the same command again goes on
+from its last checkpoint (or finishes the commit) and commits one snapshot with no duplicate and
+no missing row. A run is identified by its arguments and checked against its lists' bytes: a
+resume whose list changed refuses (use --restart). Only one attempt of a run is alive at a time:
+a second one exits 1 naming the first (host, pid, since); a killed attempt's lock is taken over.
 
 Exit status: 0 when the snapshot was written (sites failing is normal and recorded); 2 on usage
 errors; 1 when the run could not complete — then no partial snapshot is visible.`;
@@ -116,6 +125,8 @@ export const command: Command = {
       'no-bodies': { type: 'boolean' },
       now: { type: 'string' },
       stage: { type: 'string' },
+      restart: { type: 'boolean' },
+      'allow-empty': { type: 'boolean' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     if (!values.domains && !values.apps) throw new UsageError('give --domains FILE and/or --apps FILE');
@@ -154,8 +165,16 @@ export const command: Command = {
     if (values.stage !== undefined && !shard) throw new UsageError('--stage needs --shard K/N');
     const now = values.now === undefined ? undefined : new Date(values.now);
     if (now !== undefined && Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO time, got ${JSON.stringify(values.now)}`);
-    const concurrency = intFlag('concurrency', values.concurrency, 64);
+    const runId = values['run-id'];
+    if (runId !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(runId)) throw new UsageError(`--run-id must be a plain name of 1–80 letters, digits, '-' or '_', got ${JSON.stringify(runId)}`);
+    if ((values.domains === '-' || values.apps === '-') && runId === undefined) throw new UsageError('a list read from stdin needs --run-id NAME (the run is recognised by it, and checked against the bytes read)');
+    if (values.domains === '-' && values.apps === '-') throw new UsageError('only one of --domains and --apps can be stdin');
+    const concurrency = intFlag('concurrency', values.concurrency, 64, 1, CRAWL_LIMITS.concurrency);
     const limit = values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0);
+    const checkpointSeconds = intFlag('checkpoint-interval', values['checkpoint-interval'], 300, 0, CRAWL_LIMITS.checkpointSeconds);
+    const logIntervalMs = intFlag('log-interval', values['log-interval'], 10, 1, 86_400) * 1000;
+    const perHost = values['per-host'] === undefined ? undefined : intFlag('per-host', values['per-host'], 1, 1, 64);
+    const perIp = values['per-ip'] === undefined ? undefined : intFlag('per-ip', values['per-ip'], FETCH_DEFAULTS.perIp, 1, 4096);
 
     tuneHeapForCrawling();
     const controller = new AbortController();
@@ -167,20 +186,22 @@ export const command: Command = {
     process.once('SIGINT', onSignal);
 
     const stats = new RunStats();
-    const progress = startProgress(stats, { mode: progressMode, intervalMs: progressMode === 'json' ? intFlag('log-interval', values['log-interval'], 10) * 1000 : undefined });
+    const progress = startProgress(stats, { mode: progressMode, intervalMs: progressMode === 'json' ? logIntervalMs : undefined });
     try {
       const result = await crawl({
         domains: values.domains ?? null,
         apps: values.apps ?? null,
         outDir: values.out,
         snapshotDate,
-        runId: values['run-id'],
+        runId,
+        restart: values.restart ?? false,
+        allowEmpty: values['allow-empty'] ?? false,
         limit,
         zipEntry: values['zip-entry'],
         concurrency,
         obeyRobots,
         sellers: !values['no-sellers'],
-        checkpointSeconds: intFlag('checkpoint-interval', values['checkpoint-interval'], 300, 0),
+        checkpointSeconds,
         shard,
         stage,
         previous: values.previous === undefined ? 'auto' : values.previous === 'none' ? null : values.previous,
@@ -193,8 +214,8 @@ export const command: Command = {
           connectTo,
           caCerts,
           ...(values['user-agent'] ? { userAgent: values['user-agent'] } : {}),
-          ...(values['per-host'] ? { perHost: intFlag('per-host', values['per-host'], 1) } : {}),
-          ...(values['per-ip'] ? { perIp: intFlag('per-ip', values['per-ip'], 8) } : {}),
+          ...(perHost !== undefined ? { perHost } : {}),
+          ...(perIp !== undefined ? { perIp } : {}),
         },
       });
       progress.stop();
