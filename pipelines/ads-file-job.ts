@@ -90,7 +90,8 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, refer
     }),
   );
   stats.countFile(fileKind, status);
-  if (status !== 'placeholder') for (const d of named) referrals.addAdSystem(d, out);
+  // Only a body read to its end names anyone (a failed reading's records are gone with it).
+  if (summary !== null && status !== 'placeholder') for (const d of named) referrals.addAdSystem(d, out);
 
   // Referrals only from a body that is an ads.txt (an HTML page declares nothing).
   const usable = summary !== null && summary.status !== 'html' && !got.file.truncated;

@@ -149,7 +149,15 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     domains: options.domains && options.domains !== '-' ? await fingerprintFile(options.domains) : null,
     apps: options.apps && options.apps !== '-' ? await fingerprintFile(options.apps) : null,
   };
-  if (existsSync(manifestFile) && !options.restart) return alreadyComplete(options, runId, snapshotDate, manifestFile, stats, fileFingerprints);
+  if (existsSync(manifestFile) && !options.restart) {
+    const result = await alreadyComplete(options, runId, snapshotDate, manifestFile, stats, fileFingerprints);
+    // An attempt killed after its manifest (the run is complete) may have left its staging folder.
+    if (existsSync(path.join(options.outDir, '_staging', `${runId}.lock`)) || existsSync(path.join(options.outDir, '_staging', runId))) {
+      const lock = await RunLock.acquire(path.join(options.outDir, '_staging'), runId, options.lock);
+      await rm(path.join(options.outDir, '_staging', runId), { recursive: true, force: true }).finally(() => lock.release());
+    }
+    return result;
+  }
 
   const lock = await RunLock.acquire(path.join(options.outDir, '_staging'), runId, options.lock);
   try {
@@ -525,15 +533,17 @@ async function finishCommit(options: CrawlOptions, journal: RunJournal, lock: Ru
 
 /**
  * Kill-during-commit drills: `ADSNAP_COMMIT_STEP_DELAY_MS` pauses after each step of the commit
- * (the plan saved, each part linked, the manifest written) and says so on stderr, so a test can
- * SIGKILL the process at each of them.
+ * (`planned`: the plan saved; `linked`: each part linked; `manifest`: the manifest written), or
+ * only after those named in `ADSNAP_COMMIT_PAUSE_STEPS` (comma-separated), and says so on
+ * stderr, so a test can SIGKILL the process at each of them.
  */
 function commitPause(): (step: string) => Promise<void> {
   const ms = Number(process.env.ADSNAP_COMMIT_STEP_DELAY_MS ?? 0);
   if (!(ms > 0)) return async () => {};
+  const only = process.env.ADSNAP_COMMIT_PAUSE_STEPS?.split(',').map((x) => x.trim());
   return async (step) => {
     process.stderr.write(`adsnap crawl: commit step ${step}\n`);
-    await new Promise((r) => setTimeout(r, ms));
+    if (!only || only.includes(step)) await new Promise((r) => setTimeout(r, ms));
   };
 }
 

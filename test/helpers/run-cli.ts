@@ -13,14 +13,15 @@ export interface CliResult {
 }
 
 /** Runs `adsnap ARGS…` to completion, feeding `input` on stdin. */
-export function runCli(args: string[], options: { input?: string; cwd?: string } = {}): Promise<CliResult> {
-  const child = spawnCli(args, options.cwd);
+export function runCli(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const child = spawnCli(args, options.cwd, options.env);
   child.stdin!.end(options.input ?? '');
   return finished(child);
 }
 
-export function spawnCli(args: string[], cwd?: string): ChildProcess {
-  return spawn(process.execPath, [adsnapBin, ...args], { cwd: cwd ?? repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+/** `env`: variables added to this process's environment for the child. */
+export function spawnCli(args: string[], cwd?: string, env?: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [adsnapBin, ...args], { cwd: cwd ?? repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env: env ? { ...process.env, ...env } : process.env });
 }
 
 export function finished(child: ChildProcess): Promise<CliResult> {
