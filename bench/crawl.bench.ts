@@ -35,6 +35,8 @@ const WITH_BARE = process.env.ADSNAP_BENCH_BARE !== '0';
 const HTTP_ONLY = process.env.ADSNAP_BENCH_HTTP === '1';
 /** Node/V8 flags for the crawl process only, e.g. `--heap-growing-percent=50` (space-separated). */
 const CRAWL_NODE_FLAGS = (process.env.ADSNAP_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** Seconds between the crawl's checkpoints (its --checkpoint-interval). @default the crawl's own default */
+const CHECKPOINT_S = process.env.ADSNAP_BENCH_CHECKPOINT;
 const bin = path.join(repoRoot, 'bin', 'adsnap.js');
 
 interface Web {
@@ -91,7 +93,7 @@ async function httpRequests(out: string): Promise<number> {
 
 async function crawlOnce(web: Web, out: string) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...CRAWL_NODE_FLAGS, bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...CRAWL_NODE_FLAGS, bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...(CHECKPOINT_S ? ['--checkpoint-interval', CHECKPOINT_S] : []), ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const samples: number[] = [];
@@ -112,6 +114,7 @@ async function crawlOnce(web: Web, out: string) {
     rssMb: manifest.resources.max_rss_mb as number,
     rssTrend: [0.25, 0.5, 0.75].map(at),
     requests: await httpRequests(out),
+    checkpoints: manifest.counts.checkpoints as { count: number; max_pause_ms: number; max_duration_ms: number } | undefined,
   };
 }
 
@@ -172,6 +175,7 @@ export async function run(): Promise<void> {
         const c = await crawlOnce(web, path.join(tmp, `out-${n}`));
         const trend = c.rssTrend.map((x) => (x === null ? '?' : `${x}`)).join(' / ');
         console.log(`| adsnap crawl | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${c.requests} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB | ${trend} MB |`);
+        if (c.checkpoints) console.log(`\ncheckpoints at ${n}: ${c.checkpoints.count}; longest event-loop pause ${c.checkpoints.max_pause_ms} ms, longest until saved ${c.checkpoints.max_duration_ms} ms (work goes on meanwhile)\n`);
         if (bare) console.log(`\ncrawl throughput at ${n}: ${((100 * bare.wallS) / c.wallS).toFixed(0)}% of the bare loop (target ≥ 70%)\n`);
       } finally {
         web.child.kill('SIGTERM');

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
-import { Fetcher, resolveFetchConfig, type FetchConfig } from '../src/fetch/index.js';
+import { Fetcher, resolveFetchConfig, type FetchOptions } from '../src/fetch/index.js';
 import { openSnapshotWriter, planCommit, planTables, publishPlan, sweepTemporaryParts, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
 import { tableNames } from '../schemas/tables.js';
 import { fingerprintFile, spoolStream, type ListFingerprint } from '../src/sources/fingerprint.js';
@@ -45,7 +46,7 @@ export interface CrawlOptions {
   zipEntry?: string;
   /** Subjects crawled at once. @default 64 */
   concurrency?: number;
-  fetch?: Partial<FetchConfig>;
+  fetch?: FetchOptions;
   verdictAgents?: readonly string[];
   verdictPaths?: readonly string[];
   /** @default 'store' */
@@ -325,6 +326,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
    * await, so work in flight can go on meanwhile and none of it is in what is recorded.
    */
   const checkpoint = (phase: Phase, done?: DoneSet): Promise<void> => {
+    const t0 = performance.now();
     state.phase = phase;
     if (done !== undefined && phase !== 'commit') state.done[phase] = done;
     const provisional = root.provisional();
@@ -333,12 +335,14 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     state.stats = stats.toJSON();
     const pendingBytes = pending?.mark() ?? state.pendingAppsBytes;
     const staged = writer.checkpoint();
+    const pauseMs = performance.now() - t0;
     return (async () => {
       state.staged = await staged;
       if (pending) await pending.sync();
       state.pendingAppsBytes = pendingBytes;
       await lock.assertHeld();
       await journal.save(state);
+      stats.countCheckpoint(pauseMs, performance.now() - t0);
     })();
   };
   /**

@@ -11,6 +11,7 @@ import { version } from '../src/version.js';
 import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody } from './body-parsers.js';
 import { RowEmitter } from './context.js';
 import { policyOf } from './robots-job.js';
+import { completedRuns } from '../src/store/run-manifests.js';
 import { openSnapshotDb } from './summary.js';
 
 /**
@@ -49,7 +50,10 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
     const snapshotDate = o.snapshotDate ?? (latest?.d as string | null);
     if (!snapshotDate) throw new Error(`no snapshot in ${o.source}`);
     const runId = `reparse-${snapshotDate}-${randomUUID().slice(0, 8)}`;
-    for (const t of COPIED) await copyParts(o.source, o.outDir, t, snapshotDate);
+    // The copied tables: exactly the parts the source's complete runs of that date list.
+    const sourceRuns = (await completedRuns(o.source)).filter((r) => r.snapshotDate === snapshotDate);
+    const copied: Record<string, { rows: number | null; parts: string[] }> = {};
+    for (const t of COPIED) copied[t] = { rows: null, parts: await copyParts(o.outDir, t, snapshotDate, sourceRuns.flatMap((r) => r.parts[t] ?? [])) };
 
     const writer = await openSnapshotWriter({ outDir: o.outDir, snapshotDate, runId, tables: REBUILT });
     const out = new RowEmitter(writer);
@@ -74,7 +78,7 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
         files_reparsed: reparsed,
         files_without_body: withoutBody,
         copied_tables: COPIED,
-        tables: committed.tables,
+        tables: { ...copied, ...committed.tables },
         finished_at: new Date().toISOString(),
       });
       return { snapshotDate, runId, manifestPath, reparsed, withoutBody, tables: committed.tables };
@@ -124,13 +128,15 @@ function count(issues: readonly { severity: string }[], severity: string): numbe
   return issues.filter((i) => i.severity === severity).length;
 }
 
-async function copyParts(source: string, outDir: string, table: TableName, date: string): Promise<void> {
-  const from = partitionDir(source, table, date);
+/** Copies parts into the new snapshot's partition of `table`; returns them as the manifest lists them. */
+async function copyParts(outDir: string, table: TableName, date: string, sources: readonly string[]): Promise<string[]> {
   const to = partitionDir(outDir, table, date);
   await mkdir(to, { recursive: true });
-  for (const name of (await readdir(from).catch(() => [] as string[])).filter((n) => n.endsWith('.parquet')).sort()) {
-    const tmp = path.join(to, `.copy-${randomUUID().slice(0, 8)}-${name}.tmp`);
-    await copyFile(path.join(from, name), tmp);
-    await publishPart(to, tmp);
+  const published: string[] = [];
+  for (const from of [...sources].sort()) {
+    const tmp = path.join(to, `.copy-${randomUUID().slice(0, 8)}-${path.basename(from)}.tmp`);
+    await copyFile(from, tmp);
+    published.push(path.relative(outDir, await publishPart(to, tmp)).split(path.sep).join('/'));
   }
+  return published;
 }

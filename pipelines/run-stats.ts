@@ -16,6 +16,14 @@ export class RunStats {
   /** Referral targets waiting (partners, sellers.json) — the "hop queue". */
   queued = 0;
   phase = 'starting';
+  /** Checkpoints taken, the longest time one held the event loop (its synchronous capture), and the longest until saved. */
+  readonly checkpoints = { count: 0, maxPauseMs: 0, maxDurationMs: 0 };
+
+  countCheckpoint(pauseMs: number, durationMs: number): void {
+    this.checkpoints.count++;
+    this.checkpoints.maxPauseMs = Math.max(this.checkpoints.maxPauseMs, pauseMs);
+    this.checkpoints.maxDurationMs = Math.max(this.checkpoints.maxDurationMs, durationMs);
+  }
 
   countFetch(r: Row<'fetches'>): void {
     this.requests++;
@@ -63,6 +71,11 @@ export class RunStats {
       rate_per_s: elapsedS > 0 ? Math.round((this.targetsDone / elapsedS) * 10) / 10 : 0,
       fetch_errors: { ...this.fetchErrors },
       file_status: { ...this.fileStatus },
+      checkpoints: { count: this.checkpoints.count, max_pause_ms: round1(this.checkpoints.maxPauseMs), max_duration_ms: Math.round(this.checkpoints.maxDurationMs) },
     };
   }
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
 }

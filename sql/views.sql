@@ -6,19 +6,39 @@
 -- Every table view spans all snapshot dates (Hive partition column `snapshot_date`); filter on
 -- it for one snapshot. union_by_name lets snapshots written by older adsnap versions (fewer
 -- columns) be read together with newer ones.
+--
+-- A view reads only the parts that a run manifest (DIR/_runs/<run>.json) lists: a run counts once
+-- its manifest is written, so a run being committed, or one killed during its commit, is never
+-- half-visible here (a plain glob of DIR/<table>/*/*.parquet could see its parts early).
 
-CREATE OR REPLACE VIEW targets         AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/targets/*/*.parquet',         hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW fetches         AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/fetches/*/*.parquet',         hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW files           AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/files/*/*.parquet',           hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW ads_records     AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/ads_records/*/*.parquet',     hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW ads_variables   AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/ads_variables/*/*.parquet',   hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW parse_issues    AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/parse_issues/*/*.parquet',    hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW hops            AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/hops/*/*.parquet',            hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW robots_rules    AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/robots_rules/*/*.parquet',    hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW robots_sitemaps AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/robots_sitemaps/*/*.parquet', hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW robots_verdicts AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/robots_verdicts/*/*.parquet', hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW apps            AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/apps/*/*.parquet',            hive_partitioning = true, union_by_name = true);
-CREATE OR REPLACE VIEW sellers         AS SELECT * FROM read_parquet(getvariable('adsnap_root') || '/sellers/*/*.parquet',         hive_partitioning = true, union_by_name = true);
+CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
+  SELECT rtrim(getvariable('adsnap_root'), '/') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
+  FROM read_json(rtrim(getvariable('adsnap_root'), '/') || '/_runs/*.json', columns = {tables: 'JSON'});
+
+CREATE OR REPLACE VIEW targets         AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/targets/*/*.parquet',         hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('targets'));
+CREATE OR REPLACE VIEW fetches         AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/fetches/*/*.parquet',         hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('fetches'));
+CREATE OR REPLACE VIEW files           AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/files/*/*.parquet',           hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('files'));
+CREATE OR REPLACE VIEW ads_records     AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/ads_records/*/*.parquet',     hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('ads_records'));
+CREATE OR REPLACE VIEW ads_variables   AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/ads_variables/*/*.parquet',   hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('ads_variables'));
+CREATE OR REPLACE VIEW parse_issues    AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/parse_issues/*/*.parquet',    hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('parse_issues'));
+CREATE OR REPLACE VIEW hops            AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/hops/*/*.parquet',            hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('hops'));
+CREATE OR REPLACE VIEW robots_rules    AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/robots_rules/*/*.parquet',    hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('robots_rules'));
+CREATE OR REPLACE VIEW robots_sitemaps AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/robots_sitemaps/*/*.parquet', hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('robots_sitemaps'));
+CREATE OR REPLACE VIEW robots_verdicts AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/robots_verdicts/*/*.parquet', hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('robots_verdicts'));
+CREATE OR REPLACE VIEW apps            AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/apps/*/*.parquet',            hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('apps'));
+CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/sellers/*/*.parquet',         hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('sellers'));
 
 -- Records that authorize each subject's inventory: its own file's records, plus those reached
 -- through followed referrals that delegate authorization — inventorypartnerdomain= (ads.txt 1.1

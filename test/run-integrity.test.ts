@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,18 @@ describe('the commit can be killed at any step and redone', () => {
       await expectSameAsReference(out);
     }, 90_000);
   }
+});
+
+describe('readers see a run whole or not at all', () => {
+  it("the views read only the parts a manifest lists: a part published without one is not seen", async () => {
+    const out = path.join(tmp, 'orphan');
+    cpSync(path.join(tmp, 'reference'), out, { recursive: true });
+    // What a kill inside another run's commit would leave: a linked part, no manifest.
+    const dir = path.join(out, 'targets', `snapshot_date=${DATE}`);
+    const [first] = readdirSync(dir).filter((f) => f.endsWith('.parquet'));
+    copyFileSync(path.join(dir, first!), path.join(dir, 'part-09999.parquet'));
+    await expectSameAsReference(out);
+  });
 });
 
 describe('one live attempt per run', () => {

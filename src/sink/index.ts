@@ -2,6 +2,7 @@
  * The Parquet sink (contract §2–3): snapshot parts per table, committed atomically, and the
  * run manifest. See snapshot-writer.ts for the write path and part-files.ts for naming.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { fsyncDir } from './part-files.js';
@@ -18,7 +19,7 @@ export async function writeRunManifest(outDir: string, runId: string, manifest: 
   const dir = path.join(outDir, '_runs');
   await mkdir(dir, { recursive: true });
   const final = path.join(dir, `${runId}.json`);
-  const tmp = path.join(dir, `.${runId}.json.tmp`);
+  const tmp = path.join(dir, `.${runId}.${randomBytes(6).toString('hex')}.json.tmp`);
   const json = JSON.stringify(manifest, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n';
   const h = await open(tmp, 'w');
   try {
