@@ -40,7 +40,7 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, refer
   const robotsAllowed = robotsAllows(ctx, req.robots, `/${fileKind}`);
   // spec-decisions: fetched even where robots.txt disallows it, unless the operator asks for strictness.
   if (robotsAllowed === false && ctx.options.obeyRobots === 'all') {
-    out.emit('files', fileRow({ subject, fileKind, via: req.via, url: null, status: 'disallowed_by_robots', httpStatus: null, valid: false, robotsAllowed }));
+    out.emit('files', fileRow({ subject, fileKind, via: req.via, url: null, status: 'disallowed_by_robots', obtained: null, httpStatus: null, valid: false, robotsAllowed }));
     stats.countFile(fileKind, 'disallowed_by_robots');
     return { status: 'disallowed_by_robots', found: false, summary: null, hops: [] };
   }
@@ -56,21 +56,11 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, refer
   });
   const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
-  let status: FileStatus;
-  let valid = false;
-  if (got.file.fetchStatus !== null || summary === null) {
-    status = got.file.fetchStatus ?? 'unreachable';
-  } else {
-    ({ status, valid } = adsFileStatus({
-      parseStatus: summary.status,
-      contentType: got.file.contentType,
-      truncated: got.file.truncated,
-      records: summary.records,
-      variables: summary.variables,
-    }));
-    // Reused earlier data keeps its validity; its status says how it was reused (issue 7).
-    if (got.reuse) status = got.reuse;
-  }
+  // What the content is, however it was obtained (fetched, revalidated, reused, carried forward).
+  const { status, valid } =
+    got.file.fetchStatus !== null || summary === null
+      ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
+      : adsFileStatus({ parseStatus: summary.status, contentType: got.file.contentType, truncated: got.file.truncated, records: summary.records, variables: summary.variables });
   out.emit(
     'files',
     fileRow({

@@ -1,4 +1,5 @@
 import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse/adstxt/index.js';
+import { HtmlSniffer } from '../src/parse/adstxt/html-sniffer.js';
 import { RobotsParser, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
 import { sellerRow, SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
 import { adsRecordColumns, adsVariableColumns, issueRow } from '../src/tables/rows.js';
@@ -45,10 +46,40 @@ export async function parseAdsBody(
   return { summary: parser.end(), counts };
 }
 
-export async function parseRobotsBody(body: AsyncIterable<Uint8Array>): Promise<RobotsTxt> {
+/** A robots.txt as parsed, and whether the body is in fact an HTML page (a soft 404). */
+export interface ParsedRobots {
+  txt: RobotsTxt;
+  html: boolean;
+}
+
+/** Bytes of a robots.txt body looked at to tell an HTML page from a robots.txt. */
+const ROBOTS_SNIFF_BYTES = 4096;
+
+export async function parseRobotsBody(body: AsyncIterable<Uint8Array>): Promise<ParsedRobots> {
   const parser = new RobotsParser();
-  for await (const chunk of body) parser.push(chunk);
-  return parser.end();
+  const head: Uint8Array[] = [];
+  let headBytes = 0;
+  for await (const chunk of body) {
+    if (headBytes < ROBOTS_SNIFF_BYTES) {
+      head.push(chunk.subarray(0, ROBOTS_SNIFF_BYTES - headBytes));
+      headBytes += Math.min(chunk.length, ROBOTS_SNIFF_BYTES - headBytes);
+    }
+    parser.push(chunk);
+  }
+  return { txt: parser.end(), html: looksLikeHtml(Buffer.concat(head).toString('utf8')) };
+}
+
+/** The ads.txt sniffer's rule (html-sniffer.ts) on a robots.txt's first lines, `#` comments removed. */
+function looksLikeHtml(text: string): boolean {
+  const sniffer = new HtmlSniffer();
+  for (const raw of text.split(/\r\n|\r|\n/)) {
+    const hash = raw.indexOf('#');
+    const line = (hash >= 0 ? raw.slice(0, hash) : raw).trim();
+    if (line === '') continue;
+    const verdict = sniffer.push(line);
+    if (verdict !== null) return verdict === 'html';
+  }
+  return sniffer.decide() === 'html';
 }
 
 /** robots_rules, robots_sitemaps, parse_issues of a parsed robots.txt and the verdicts of its policy; returns the rule count. */

@@ -34,8 +34,8 @@ export interface Incremental {
   earlierBodies: BodyStore;
   /** "Now" for freshness decisions. */
   now: Date;
-  /** Send conditional requests even for copies that are still fresh. */
-  revalidate: boolean;
+  /** Reuse copies that are still fresh without a request (by default every file is asked for). */
+  reuseFresh: boolean;
 }
 
 /**

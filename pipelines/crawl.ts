@@ -74,8 +74,13 @@ export interface CrawlOptions {
    * @default 'auto'
    */
   previous?: string | 'auto' | null;
-  /** Conditional requests even for earlier copies that are still fresh. @default false */
-  revalidate?: boolean;
+  /**
+   * Reuse earlier copies that are still fresh without a request (ads.txt 1.1 §3.6, RFC 9309
+   * §2.4 lifetimes). By default every file is asked for every night, conditionally where the
+   * earlier snapshot has validators, so that a snapshot says what each site served that day.
+   * @default false
+   */
+  reuseFresh?: boolean;
   /** Keep fetched bodies content-addressed under DIR/_bodies (what the next run and `reparse` reuse). @default true */
   keepBodies?: boolean;
   /** "Now" for freshness decisions (tests and benchmarks simulate the next night). @default the current time */
@@ -483,7 +488,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       node_version: process.version,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false, revalidate: options.revalidate ?? false },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false, reuse_fresh: options.reuseFresh ?? false },
       previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,
       shard: shard ? { index: shard.index, count: shard.count, stage } : null,
       list,
@@ -575,7 +580,7 @@ async function openIncremental(o: CrawlOptions, snapshotDate: string): Promise<I
     previous: new PreviousLookup(snapshot, date),
     earlierBodies: new BodyStore(path.join(root, BODIES_DIR)),
     now: o.now ?? new Date(),
-    revalidate: o.revalidate ?? false,
+    reuseFresh: o.reuseFresh ?? false,
   };
 }
 

@@ -2,27 +2,29 @@ import type { FetchKind, FetchOutcome, ResponseMeta } from '../src/fetch/index.j
 import { absentFreshUntil, carryForwardAllowed, ageDays, freshUntil, isFresh } from '../src/resolve/freshness.js';
 import { statusFromFetch } from '../src/resolve/file-status.js';
 import type { PreviousFile } from '../src/store/previous-snapshot.js';
+import type { Obtained as ObtainedHow } from '../schemas/tables.js';
 import type { CrawlContext, Rows, RowScope } from './context.js';
 
 /**
- * How a file's body is obtained (issue 7, ads.txt 1.1 §3.1 and §3.6, RFC 9309 §2.4):
- * - an earlier 404 still fresh: no request, the file is still `not_found` (with its age);
- * - `cached`: the earlier snapshot's copy is still fresh (its Cache-Control/Expires lifetime, or
- *   7 days for ads.txt, at most 24 h for robots.txt): reused without a request;
- * - `not_modified`: a conditional request with the earlier validators answered 304;
+ * How a file's body is obtained (ads.txt 1.1 §3.1 and §3.6, RFC 9309 §2.4). By default every file
+ * is asked for every night, conditionally where the earlier snapshot has validators, so that a
+ * snapshot dated D says what each site served on D:
+ * - `fetched`: today's request answered (a body, a 404, an error);
+ * - `revalidated`: a conditional request answered 304: the earlier body is read again;
  * - `carried_forward`: the request failed and the earlier copy may stand in for it;
- * - `fetched`: an ordinary answer, whose body is also kept in the content-addressed store.
+ * - `reused`: only with `--reuse-fresh` (and always for store pages, read at most weekly): the
+ *   earlier copy is still fresh (its Cache-Control/Expires lifetime, or 7 days for ads.txt, at
+ *   most 24 h for robots.txt), so no request is made; an earlier 404 still fresh is taken as
+ *   today's answer too.
  * In every case the body is streamed through the same parser, so the tables always hold the
- * snapshot's full data.
+ * snapshot's full data, and the file's status is what that content is.
  */
-export type Reuse = 'cached' | 'not_modified' | 'carried_forward';
-
 export interface Obtained<T> {
   /** The request made, or null when the earlier copy was fresh. */
   outcome: FetchOutcome<T> | null;
   /** What the parser returned (from the network or from the stored earlier body). */
   body: T | null;
-  reuse: Reuse | null;
+  obtained: ObtainedHow;
   previous: PreviousFile | null;
   /** Columns of the `files` row that depend on where the body came from. */
   file: {
@@ -36,6 +38,7 @@ export interface Obtained<T> {
     fetchedAt: Date | null;
     freshUntil: Date | null;
     ageDays: number | null;
+    /** The body used was cut at the byte cap (today's, or the earlier copy's). */
     truncated: boolean;
     /** files.status decided by the fetch alone (404, unreachable…), or null when a body was read. */
     fetchStatus: ReturnType<typeof statusFromFetch>;
@@ -43,10 +46,10 @@ export interface Obtained<T> {
 }
 
 /**
- * What the earlier snapshot lets this run do without a request: reuse a still-fresh body
- * (`cached`), or take a still-fresh 404 as the answer (`absent`); `fetch` otherwise.
+ * What the earlier snapshot lets this run do without a request (only with --reuse-fresh): reuse a
+ * still-fresh body (`reuse`), or take a still-fresh 404 as the answer (`absent`); `fetch` otherwise.
  */
-type EarlierUse = 'cached' | 'absent' | 'fetch';
+type EarlierUse = 'reuse' | 'absent' | 'fetch';
 
 /** The earlier snapshot kept this file's body (it can be replayed, revalidated or carried forward). */
 function hasKeptBody(prev: PreviousFile | null): prev is PreviousFile & { sha256: string; fetchedAt: Date } {
@@ -55,11 +58,14 @@ function hasKeptBody(prev: PreviousFile | null): prev is PreviousFile & { sha256
 
 function earlierUse(ctx: CrawlContext, prev: PreviousFile | null, kind: FetchKind): EarlierUse {
   const inc = ctx.incremental;
-  if (!inc || inc.revalidate || prev === null || prev.fetchedAt === null) return 'fetch';
+  if (!inc || prev === null || prev.fetchedAt === null) return 'fetch';
+  // Store pages are read at most weekly whatever the option (spec-decisions: politeness to the
+  // stores; a listing's developer URL is not what a night's series measures).
+  if (!inc.reuseFresh && kind !== 'store_page') return 'fetch';
   if (hasKeptBody(prev)) {
     // Store pages have no files row, so no recorded fresh_until: their week counts from the earlier fetch.
     const until = prev.freshUntil ?? (kind === 'store_page' ? freshUntil('store_page', prev.fetchedAt, { cacheControl: null, expires: null }) : null);
-    return isFresh(until, inc.now) ? 'cached' : 'fetch';
+    return isFresh(until, inc.now) ? 'reuse' : 'fetch';
   }
   // A 404 is an answer too, with a lifetime (RFC 9111 §4.2.2: heuristically cacheable; ads.txt
   // 1.1 §3.6's 7 days, RFC 9309 §2.4's 24 h): within it the site is not asked again.
@@ -97,9 +103,9 @@ export async function obtainFile<T>(
   const reusable = hasKeptBody(prev);
 
   const use = earlierUse(ctx, prev, req.kind);
-  if (use === 'cached') {
+  if (use === 'reuse') {
     const body = await replay(ctx, prev!, consume);
-    if (body !== null) return reused('cached', prev!, body, null, inc!.now);
+    if (body !== null) return reused('reused', prev!, body, null, inc!.now);
   } else if (use === 'absent') {
     return knownAbsent(prev!, inc!.now);
   }
@@ -115,6 +121,8 @@ export async function obtainFile<T>(
     const tee = writer ? teeInto(stream, writer) : stream;
     return consume(tee, meta, reading);
   });
+  // On the run's clock, like files.fetched_at (--now shifts both, for tests, benchmarks and backfills).
+  if (ctx.clockOffsetMs !== 0) for (const r of outcome.rows) if (r.started_at) r.started_at = new Date(r.started_at.getTime() + ctx.clockOffsetMs);
   ctx.out.fetches(outcome, ctx.stats);
   const todays = reading as RowScope | null;
   const bodyRead = outcome.body !== null && !outcome.notModified;
@@ -127,7 +135,7 @@ export async function obtainFile<T>(
     todays?.discard();
     const body = await replay(ctx, prev, consume);
     if (body !== null) {
-      const r = reused('not_modified', prev, body, outcome, inc.now);
+      const r = reused('revalidated', prev, body, outcome, inc.now);
       r.file.httpStatus = outcome.status;
       r.file.etag = outcome.etag ?? prev.etag;
       r.file.lastModified = outcome.lastModified ?? prev.lastModified;
@@ -150,12 +158,11 @@ export async function obtainFile<T>(
   // Rows only from a body read to its end (or to the byte cap: `too_large`, never valid).
   if (bodyRead) todays?.commit();
   else todays?.discard();
-  // On the run's clock (--now shifts it, for tests, benchmarks and backfills).
-  const fetchedAt = new Date((outcome.rows[0]?.started_at ?? new Date()).getTime() + ctx.clockOffsetMs);
+  const fetchedAt = outcome.rows[0]?.started_at ?? new Date(Date.now() + ctx.clockOffsetMs);
   return {
     outcome,
     body: outcome.body,
-    reuse: null,
+    obtained: 'fetched',
     previous: prev,
     file: {
       url: outcome.body !== null ? outcome.finalUrl : null,
@@ -179,24 +186,26 @@ export async function obtainFile<T>(
   };
 }
 
-function reused<T>(reuse: Reuse | null, prev: PreviousFile, body: T | null, outcome: FetchOutcome<T> | null, now: Date): Obtained<T> {
+/** The earlier copy stands: its URL, answer, body and validators, as of when it was fetched. */
+function reused<T>(obtained: ObtainedHow, prev: PreviousFile, body: T | null, outcome: FetchOutcome<T> | null, now: Date): Obtained<T> {
   return {
     outcome,
     body,
-    reuse,
+    obtained,
     previous: prev,
     file: {
       url: prev.url,
       httpStatus: prev.httpStatus,
       contentType: prev.contentType,
-      bytes: null,
+      bytes: prev.bytes,
       sha256: prev.sha256,
       etag: prev.etag,
       lastModified: prev.lastModified,
       fetchedAt: prev.fetchedAt,
       freshUntil: prev.freshUntil,
       ageDays: Math.round(ageDays(prev.fetchedAt!, now) * 1000) / 1000,
-      truncated: false,
+      // A copy that was cut at the cap stays cut: never valid, whenever it is read again.
+      truncated: prev.truncated,
       fetchStatus: null,
     },
   };
@@ -204,7 +213,7 @@ function reused<T>(reuse: Reuse | null, prev: PreviousFile, body: T | null, outc
 
 /** The earlier snapshot's fresh 404, reused without a request: still `not_found`, with its fetch time and age. */
 function knownAbsent<T>(prev: PreviousFile, now: Date): Obtained<T> {
-  const r = reused<T>(null, prev, null, null, now);
+  const r = reused<T>('reused', prev, null, null, now);
   r.file.url = null;
   r.file.sha256 = null;
   r.file.fetchStatus = 'not_found';
@@ -240,5 +249,5 @@ async function* teeInto(stream: AsyncIterable<Uint8Array>, writer: { push(c: Uin
 /** The `files` columns that say where a body came from (the same for every file kind). */
 export function bodyColumns(got: Obtained<unknown>) {
   const f = got.file;
-  return { bytes: f.bytes, sha256: f.sha256, contentType: f.contentType, fetchedAt: f.fetchedAt, ageDays: f.ageDays, etag: f.etag, lastModified: f.lastModified, freshUntil: f.freshUntil };
+  return { obtained: got.obtained, bytes: f.bytes, sha256: f.sha256, contentType: f.contentType, fetchedAt: f.fetchedAt, ageDays: f.ageDays, etag: f.etag, lastModified: f.lastModified, freshUntil: f.freshUntil };
 }

@@ -3,7 +3,8 @@ import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Row, TableName } from '../schemas/tables.js';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
-import { adsFileStatus, type FileStatus } from '../src/resolve/file-status.js';
+import { adsFileStatus, robotsFileStatus, sellersFileStatus } from '../src/resolve/file-status.js';
+import type { Obtained } from '../schemas/tables.js';
 import { openSnapshotWriter, partitionDir, writeRunManifest } from '../src/sink/index.js';
 import { publishPart } from '../src/sink/part-files.js';
 import { BodyStore } from '../src/store/body-store.js';
@@ -23,8 +24,8 @@ import { openSnapshotDb } from './summary.js';
  */
 const COPIED: readonly TableName[] = ['targets', 'fetches', 'hops', 'apps'];
 const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'sellers'];
-/** Statuses that come from parsing a 2xx body (recomputed); reuse statuses keep their name. */
-const PARSED = new Set(['ok', 'placeholder', 'empty', 'html', 'invalid_content_type']);
+/** How snapshots written before `files.obtained` existed said it, in `files.status`. */
+const LEGACY_OBTAINED: Record<string, Obtained> = { cached: 'reused', not_modified: 'revalidated', carried_forward: 'carried_forward' };
 
 export interface ReparseOptions {
   source: string;
@@ -92,29 +93,27 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
 }
 
 async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null): Promise<Row<'files'>> {
-  const row = { ...f };
+  // Snapshots written before files.obtained said how in files.status: read that as provenance.
+  const row = { ...f, obtained: f.obtained ?? LEGACY_OBTAINED[f.status ?? ''] ?? 'fetched' };
+  const truncated = f.status === 'too_large';
   if (f.file_kind === 'ads.txt' || f.file_kind === 'app-ads.txt') {
     if (!stream) return row;
     const { summary, counts } = await parseAdsBody(out, f.subject, f.file_kind, stream);
-    const parsed = adsFileStatus({ parseStatus: summary.status, contentType: f.content_type, truncated: f.status === 'too_large', records: summary.records, variables: summary.variables });
-    Object.assign(row, { records: summary.records, variables: summary.variables, errors: counts.errors, warnings: counts.warnings, valid: parsed.valid });
-    if (PARSED.has(f.status ?? '')) row.status = parsed.status;
-    return row;
+    const verdict = adsFileStatus({ parseStatus: summary.status, contentType: f.content_type, truncated, records: summary.records, variables: summary.variables });
+    return Object.assign(row, { records: summary.records, variables: summary.variables, errors: counts.errors, warnings: counts.warnings, ...verdict });
   }
   if (f.file_kind === 'robots.txt') {
-    const txt = stream ? await parseRobotsBody(stream) : null;
-    const reused = f.status === 'cached' || f.status === 'not_modified' || f.status === 'carried_forward';
-    const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, reused);
+    const parsed = stream ? await parseRobotsBody(stream) : null;
+    const txt = parsed?.txt ?? null;
+    const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, row.obtained !== 'fetched');
     const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS);
-    if (txt) Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error'), warnings: count(txt.issues, 'warning') });
-    return row;
+    if (!parsed || !txt) return row;
+    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error'), warnings: count(txt.issues, 'warning'), ...robotsFileStatus({ truncated, html: parsed.html }) });
   }
   if (f.file_kind === 'sellers.json') {
     if (stream) {
       const { summary, counts } = await parseSellersBody(out, f.subject, stream);
-      Object.assign(row, { records: summary.sellers, errors: counts.errors, warnings: counts.warnings, valid: summary.status === 'ok' });
-      if (PARSED.has(f.status ?? '') || f.status === 'invalid_json' || f.status === 'not_sellers_json') row.status = (summary.status === 'ok' ? 'ok' : summary.status) as FileStatus;
-      return row;
+      return Object.assign(row, { records: summary.sellers, errors: counts.errors, warnings: counts.warnings, ...sellersFileStatus({ parseStatus: summary.status, truncated }) });
     }
     // Too large to have been kept (over the body store's cap): its rows are copied as they were.
     const q = (t: string) => db.rows(`SELECT * EXCLUDE (snapshot_date) FROM ${t} WHERE snapshot_date = DATE '${date}' AND ${t === 'sellers' ? 'ad_system_domain' : 'subject'} = '${f.subject.replace(/'/g, "''")}'${t === 'parse_issues' ? " AND file_kind = 'sellers.json'" : ''}`);

@@ -1,6 +1,6 @@
 import { checkPolicy, robotsPolicy, type RobotsHttpOutcome, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
 import { emitRobots, parseRobotsBody } from './body-parsers.js';
-import type { FileStatus } from '../src/resolve/file-status.js';
+import { robotsFileStatus } from '../src/resolve/file-status.js';
 import { fileRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
 import { bodyColumns, obtainFile } from './obtain-file.js';
@@ -17,16 +17,19 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
   const parse = parseRobotsBody;
   if (!record) {
     const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, signal: ctx.signal, closeConnection }, parse);
-    return policyOf(outcome.status, outcome.error, outcome.body, false);
+    return policyOf(outcome.status, outcome.error, outcome.body?.txt ?? null, false);
   }
   const got = await obtainFile(ctx, { url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, closeConnection }, parse);
   const { out, stats } = ctx;
-  const txt: RobotsTxt | null = got.body;
+  const txt: RobotsTxt | null = got.body?.txt ?? null;
   // file.httpStatus, not outcome.status: an earlier 404 reused without a request has no outcome.
-  const policy = policyOf(got.file.httpStatus, got.outcome?.error ?? null, txt, got.reuse !== null);
+  const policy = policyOf(got.file.httpStatus, got.outcome?.error ?? null, txt, got.obtained !== 'fetched');
 
   const rules = emitRobots(out, host, txt, policy, ctx.options.verdictAgents, ctx.options.verdictPaths);
-  const status: FileStatus = got.reuse ?? got.file.fetchStatus ?? (got.file.truncated ? 'too_large' : 'ok');
+  // What the content is, however it was obtained.
+  const { status, valid } = got.file.fetchStatus !== null || got.body === null
+    ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
+    : robotsFileStatus({ truncated: got.file.truncated, html: got.body.html });
   out.emit(
     'files',
     fileRow({
@@ -36,8 +39,7 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
       url: got.file.url,
       status,
       httpStatus: got.file.httpStatus,
-      // RFC 9309 §2.3.1: a parsed 2xx body is a usable robots.txt (a truncated one keeps its first 500 KiB).
-      valid: txt !== null,
+      valid,
       robotsAllowed: null,
       records: rules,
       variables: txt ? txt.sitemaps.length + txt.others.length : 0,

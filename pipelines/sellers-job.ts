@@ -1,5 +1,5 @@
 import { parseSellersBody } from './body-parsers.js';
-import type { FileStatus } from '../src/resolve/file-status.js';
+import { sellersFileStatus } from '../src/resolve/file-status.js';
 import { fileRow } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
@@ -16,16 +16,18 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, doma
   const robots = await robotsFor(ctx, referrals, domain, 'ad_system');
   const robotsAllowed = robotsAllows(ctx, robots, '/sellers.json');
   if (robotsAllowed === false && ctx.options.obeyRobots === 'all') {
-    out.emit('files', fileRow({ subject: domain, fileKind: 'sellers.json', via: 'ad_system', url: null, status: 'disallowed_by_robots', httpStatus: null, valid: false, robotsAllowed }));
+    out.emit('files', fileRow({ subject: domain, fileKind: 'sellers.json', via: 'ad_system', url: null, status: 'disallowed_by_robots', obtained: null, httpStatus: null, valid: false, robotsAllowed }));
     stats.countFile('sellers.json', 'disallowed_by_robots');
     return;
   }
   const got = await obtainFile(ctx, { url: `https://${domain}/sellers.json`, kind: 'sellers.json', subject: domain, closeConnection: true }, (body, _meta, rows) => parseSellersBody(rows, domain, body));
   const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
-  // sellers.json adds two statuses of its own: 'invalid_json' and 'not_sellers_json' (README).
-  const parsed = summary === null ? null : got.file.truncated ? 'too_large' : summary.status;
-  const status = (got.file.fetchStatus ?? (got.reuse && parsed === 'ok' ? got.reuse : (parsed ?? 'unreachable'))) as FileStatus;
+  // What the content is, however it was obtained (fetched, revalidated, reused, carried forward).
+  const { status, valid } =
+    got.file.fetchStatus !== null || summary === null
+      ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
+      : sellersFileStatus({ parseStatus: summary.status, truncated: got.file.truncated });
   out.emit(
     'files',
     fileRow({
@@ -35,7 +37,7 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, doma
       url: summary ? got.file.url : null,
       status,
       httpStatus: got.file.httpStatus,
-      valid: parsed === 'ok',
+      valid,
       robotsAllowed,
       records: summary?.sellers ?? 0,
       variables: 0,

@@ -36,6 +36,39 @@ const c = <const N extends string, const T extends ColumnType, const E extends {
   extra?: E,
 ): { name: N; type: T; doc: string } & E => ({ name, type, doc, ...(extra ?? ({} as E)) });
 
+/**
+ * `files.status`: what the content was, the same on every night however it was obtained
+ * (contract §3). A closed list: every place that decides a status uses this type.
+ */
+export const FILE_STATUSES = [
+  'ok',
+  'placeholder',
+  'empty',
+  'html',
+  'invalid_content_type',
+  'too_large',
+  'not_found',
+  'unauthorized',
+  'blocked',
+  'rate_limited',
+  'http_error',
+  'redirect_error',
+  'unreachable',
+  'disallowed_by_robots',
+  'invalid_json',
+  'not_sellers_json',
+] as const;
+export type FileStatus = (typeof FILE_STATUSES)[number];
+
+/**
+ * `files.obtained`: how the content was obtained. `fetched`: today's request answered (whatever
+ * the answer); `revalidated`: a conditional request answered 304 and the earlier copy was
+ * re-read; `reused`: an earlier copy still fresh, no request (only with --reuse-fresh);
+ * `carried_forward`: today's request failed and the earlier copy stands (ads.txt 1.1 §3.1).
+ */
+export const OBTAINED = ['fetched', 'revalidated', 'reused', 'carried_forward'] as const;
+export type Obtained = (typeof OBTAINED)[number];
+
 export const tables = {
   targets: {
     name: 'targets',
@@ -81,7 +114,8 @@ export const tables = {
       c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt or sellers.json', { nullable: false, dict: true }),
       c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url', 'developer_url_parent', 'ad_system'", { dict: true }),
       c('url', 'string', 'URL whose body was used, null if none'),
-      c('status', 'string', 'ok, placeholder, empty, html, invalid_content_type, not_found, unauthorized, http_error, redirect_error, too_large, unreachable, disallowed_by_robots, carried_forward, not_modified, cached (earlier copy still fresh, no request); sellers.json also invalid_json, not_sellers_json', { dict: true }),
+      c('status', 'string', `what the content was, on every night however it was obtained: ${FILE_STATUSES.join(', ')}`, { dict: true }),
+      c('obtained', 'string', `how the content was obtained: ${OBTAINED.join(', ')}; null for an older snapshot`, { dict: true }),
       c('http_status', 'int32', 'HTTP status of the answer used'),
       c('valid', 'bool', 'the body is a spec-valid declaration usable by a buyer'),
       c('robots_allowed', 'bool', "robots.txt verdict for adsnap on this URL, null if unknown"),
@@ -92,8 +126,8 @@ export const tables = {
       c('bytes', 'int64', 'body bytes'),
       c('sha256', 'string', 'hex sha256 of the body'),
       c('content_type', 'string', 'Content-Type of the answer used', { dict: true }),
-      c('fetched_at', 'timestamp', 'when the body was fetched, or revalidated (not_modified); for cached / carried_forward, when the earlier copy was'),
-      c('age_days', 'double', 'age in days of an earlier copy reused without revalidation (cached / carried_forward), else null'),
+      c('fetched_at', 'timestamp', 'when the body was fetched, or revalidated (304); for reused / carried_forward, when the earlier copy was'),
+      c('age_days', 'double', 'age in days of an earlier copy reused without revalidation (reused / carried_forward), else null'),
       c('etag', 'string', 'ETag of the answer used (validator for the next snapshot)'),
       c('last_modified', 'string', 'Last-Modified of the answer used (validator for the next snapshot)'),
       c('fresh_until', 'timestamp', 'until when the data may be reused without refetching (ads.txt 1.1 §3.6 Cache-Control/Expires or 7 days; robots.txt at most 24 h, RFC 9309 §2.4)'),
@@ -196,7 +230,7 @@ export const tables = {
       c('developer_url', 'string', 'developer website URL'),
       c('developer_url_source', 'string', "where developer_url came from: 'input', 'meta', 'page_link', …", { dict: true }),
       c('subject', 'string', 'host whose app-ads.txt was used, null if none'),
-      c('status', 'string', 'outcome for the app (files.status of the app-ads.txt used, or a store-level status)', { dict: true }),
+      c('status', 'string', 'outcome for the app: files.status of the app-ads.txt used (what it contained), or a store-level status (store_not_found, store_unreachable, disallowed_by_robots, no_developer_url, not_participating, invalid_developer_url, …)', { dict: true }),
     ],
   },
   sellers: {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../pipelines/summary.js';
+import { FILE_STATUSES } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
@@ -33,6 +34,7 @@ async function crawlNight(epoch: number, date: string, extra: string[]): Promise
   }
 }
 
+const sqlList = (xs: readonly string[]) => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
 const at = (offsetMs: number) => new Date(night1.getTime() + offsetMs).toISOString();
 
 beforeAll(async () => {
@@ -49,18 +51,23 @@ describe('incremental snapshots', () => {
     expect(dirs.length).toBeGreaterThan(10);
   });
 
-  it('a week later: stale copies revalidated (304 reuses the earlier body), the 5% that changed fetched again', async () => {
-    // Night 2, eight days later: every ads.txt (7-day default) and robots.txt (24 h) is stale.
+  it('a week later: every file asked again (304 re-reads the earlier body), the 5% that changed fetched again; status is the content', async () => {
     const r = await crawlNight(1, '2026-11-22', ['--now', at(8 * DAY)]);
     expect(r.code, r.stderr).toBe(0);
     const db = await openSnapshotDb(out);
     try {
-      const byStatus = Object.fromEntries(
-        (await db.rows(`SELECT status, count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'ads.txt' GROUP BY 1`)).map((x) => [x.status, x.n]),
+      const byHow = Object.fromEntries(
+        (await db.rows(`SELECT obtained, count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'ads.txt' GROUP BY 1`)).map((x) => [x.obtained, x.n]),
       );
-      expect(byStatus.not_modified).toBeGreaterThan(10); // 304 to If-None-Match: the earlier body reused
-      expect(byStatus.ok ?? 0).toBeGreaterThan(0); // the 5% that changed
-      expect(byStatus.ok ?? 0).toBeLessThan(byStatus.not_modified as number);
+      expect(byHow.revalidated).toBeGreaterThan(10); // 304 to If-None-Match: the earlier body read again
+      expect(byHow.fetched ?? 0).toBeGreaterThan(0); // the 5% that changed, and the 404s
+      expect(Object.keys(byHow).sort()).toEqual(['fetched', 'revalidated']);
+      // The content's status is the same on both nights for every file that did not change.
+      const drift = await db.rows(`
+        SELECT f2.subject, f1.status AS s1, f2.status AS s2 FROM files f2
+        JOIN files f1 ON f1.subject = f2.subject AND f1.file_kind = f2.file_kind AND f1.snapshot_date = DATE '2026-11-21'
+        WHERE f2.snapshot_date = DATE '2026-11-22' AND f2.obtained = 'revalidated' AND (f1.status <> f2.status OR f1.valid <> f2.valid OR f1.bytes <> f2.bytes)`);
+      expect(drift).toEqual([]);
       // A reused file still has its records in this snapshot, identical to night 1's.
       const same = await db.rows(`
         SELECT f2.subject,
@@ -68,36 +75,37 @@ describe('incremental snapshots', () => {
                (SELECT count(*) FROM ads_records r WHERE r.snapshot_date = DATE '2026-11-22' AND r.subject = f2.subject) AS n2,
                f2.records, f2.sha256 = f1.sha256 AS same_body
         FROM files f2 JOIN files f1 ON f1.subject = f2.subject AND f1.file_kind = f2.file_kind AND f1.snapshot_date = DATE '2026-11-21'
-        WHERE f2.snapshot_date = DATE '2026-11-22' AND f2.file_kind = 'ads.txt' AND f2.status = 'not_modified'`);
+        WHERE f2.snapshot_date = DATE '2026-11-22' AND f2.file_kind = 'ads.txt' AND f2.obtained = 'revalidated'`);
       expect(same.length).toBeGreaterThan(10);
       for (const row of same) expect(row, String(row.subject)).toMatchObject({ n2: row.n1, records: row.n1, same_body: true });
-      const [robots] = await db.rows(`SELECT count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'robots.txt' AND status = 'not_modified'`);
+      const [robots] = await db.rows(`SELECT count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'robots.txt' AND obtained = 'revalidated' AND status = 'ok'`);
       expect(robots!.n).toBeGreaterThan(10);
     } finally {
       db.close();
     }
   }, 120_000);
 
-  it('within freshness nothing is requested again (cached)', async () => {
-    const r = await crawlNight(1, '2026-11-23', ['--now', at(8 * DAY + 3_600_000)]);
+  it('with --reuse-fresh, within freshness nothing is requested again (reused)', async () => {
+    const r = await crawlNight(1, '2026-11-23', ['--now', at(8 * DAY + 3_600_000), '--reuse-fresh']);
     expect(r.code, r.stderr).toBe(0);
     const db = await openSnapshotDb(out);
     try {
-      const [files] = await db.rows(`SELECT count(*) FILTER (WHERE status = 'cached') AS cached, count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-23' AND file_kind IN ('ads.txt', 'robots.txt')`);
-      expect(files!.cached).toBeGreaterThan((files!.n as number) / 2);
+      const [files] = await db.rows(`SELECT count(*) FILTER (WHERE obtained = 'reused') AS reused, count(*) FILTER (WHERE list_contains(${sqlList(FILE_STATUSES)}, status)) AS content, count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-23' AND file_kind IN ('ads.txt', 'robots.txt')`);
+      expect(files!.reused).toBeGreaterThan((files!.n as number) / 2);
+      expect(files!.content).toBe(files!.n); // what the content is, not how it was obtained
       const [fetches] = await db.rows(`SELECT count(*) AS n FROM fetches WHERE snapshot_date = DATE '2026-11-23' AND file_kind = 'ads.txt'`);
       const [fetches1] = await db.rows(`SELECT count(*) AS n FROM fetches WHERE snapshot_date = DATE '2026-11-21' AND file_kind = 'ads.txt'`);
       expect(fetches!.n).toBeLessThan((fetches1!.n as number) / 2);
       // A 404 is an answer with a lifetime (7 days for ads.txt, 24 h for robots.txt): an hour later
       // the site is not asked again and the file stays not_found, with its age.
       const absent = await db.rows(`
-        SELECT f3.file_kind, f3.subject, f3.status, f3.http_status, f3.age_days, f3.fetched_at = f2.fetched_at AS same_fetch,
+        SELECT f3.file_kind, f3.subject, f3.status, f3.obtained, f3.http_status, f3.age_days, f3.fetched_at = f2.fetched_at AS same_fetch,
                (SELECT count(*) FROM fetches x WHERE x.snapshot_date = DATE '2026-11-23' AND x.subject = f3.subject AND x.file_kind = f3.file_kind) AS requests
         FROM files f3 JOIN files f2 ON f2.subject = f3.subject AND f2.file_kind = f3.file_kind AND f2.snapshot_date = DATE '2026-11-22'
         WHERE f3.snapshot_date = DATE '2026-11-23' AND f2.status = 'not_found' AND f3.file_kind IN ('ads.txt', 'robots.txt')`);
       expect(absent.filter((x) => x.file_kind === 'ads.txt').length).toBeGreaterThan(0);
       for (const row of absent) {
-        expect(row, `${row.file_kind} ${row.subject}`).toMatchObject({ status: 'not_found', http_status: 404, same_fetch: true, requests: 0 });
+        expect(row, `${row.file_kind} ${row.subject}`).toMatchObject({ status: 'not_found', obtained: 'reused', http_status: 404, same_fetch: true, requests: 0 });
         expect(Number(row.age_days)).toBeCloseTo(1 / 24, 2);
       }
     } finally {
@@ -108,16 +116,16 @@ describe('incremental snapshots', () => {
   it('ads.txt 1.1 §3.1: a site that fails is carried forward from its last good copy, with its age', async () => {
     const db1 = await openSnapshotDb(out);
     const [{ subject: down, records }] = (await db1.rows(
-      `SELECT subject, records FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'ads.txt' AND status = 'not_modified' AND via = 'root' ORDER BY subject LIMIT 1`,
+      `SELECT subject, records FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'ads.txt' AND obtained = 'revalidated' AND via = 'root' ORDER BY subject LIMIT 1`,
     )) as [{ subject: string; records: number }];
     db1.close();
-    // Two days after that revalidation, the site refuses connections; --revalidate asks every site.
-    const r = await crawlNight(1, '2026-11-24', ['--now', at(10 * DAY), '--revalidate', '--connect-to', `${down}:443:127.0.0.1:1`, '--connect-to', `${down}:80:127.0.0.1:1`]);
+    // Two days after that revalidation, the site refuses connections.
+    const r = await crawlNight(1, '2026-11-24', ['--now', at(10 * DAY), '--connect-to', `${down}:443:127.0.0.1:1`, '--connect-to', `${down}:80:127.0.0.1:1`]);
     expect(r.code, r.stderr).toBe(0);
     const db = await openSnapshotDb(out);
     try {
-      const [carried] = await db.rows(`SELECT status, age_days, records FROM files WHERE snapshot_date = DATE '2026-11-24' AND subject = '${down}' AND file_kind = 'ads.txt'`);
-      expect(carried).toMatchObject({ status: 'carried_forward', records });
+      const [carried] = await db.rows(`SELECT status, obtained, valid, age_days, records FROM files WHERE snapshot_date = DATE '2026-11-24' AND subject = '${down}' AND file_kind = 'ads.txt'`);
+      expect(carried).toMatchObject({ status: 'ok', obtained: 'carried_forward', valid: true, records });
       expect(Number(carried!.age_days)).toBeGreaterThan(1.9);
       expect(Number(carried!.age_days)).toBeLessThan(2.1);
       const [refused] = await db.rows(`SELECT error FROM fetches WHERE snapshot_date = DATE '2026-11-24' AND host = '${down}' AND file_kind = 'ads.txt' LIMIT 1`);

@@ -24,14 +24,16 @@ function earlier(over: Partial<PreviousFile>): PreviousFile {
     contentType: 'text/plain',
     fetchedAt: new Date(NOW.getTime() - 25 * HOUR),
     freshUntil: new Date(NOW.getTime() + 6 * 24 * HOUR),
+    bytes: 120,
+    truncated: false,
     hasBody: true,
     ...over,
   };
 }
 
-function ctxWith(prev: PreviousFile | null, revalidate = false): CrawlContext {
+function ctxWith(prev: PreviousFile | null, reuseFresh = true): CrawlContext {
   const previous = { get: async () => prev };
-  return { incremental: { previous, now: NOW, revalidate } } as unknown as CrawlContext;
+  return { incremental: { previous, now: NOW, reuseFresh } } as unknown as CrawlContext;
 }
 
 /** The domain job's use: look the entry up once, then decide. */
@@ -44,19 +46,24 @@ describe('willRequest', () => {
     expect(await ask({ incremental: null } as unknown as CrawlContext)).toBe(true);
   });
 
-  it('no request for a still-fresh body or a still-fresh 404', async () => {
+  it('by default every file is asked for, fresh or not (a snapshot says what the site served that day)', async () => {
+    expect(await ask(ctxWith(earlier({}), false))).toBe(true);
+    const absent = earlier({ status: 'not_found', httpStatus: 404, sha256: null, hasBody: false, url: null });
+    expect(await ask(ctxWith(absent, false))).toBe(true);
+  });
+
+  it('with --reuse-fresh, no request for a still-fresh body or a still-fresh 404', async () => {
     expect(await ask(ctxWith(earlier({})))).toBe(false);
     const absent = earlier({ status: 'not_found', httpStatus: 404, sha256: null, hasBody: false, url: null });
     expect(await ask(ctxWith(absent))).toBe(false);
   });
 
-  it('a request when the copy is stale, its body is gone, the answer was a failure, or --revalidate', async () => {
+  it('with --reuse-fresh, a request when the copy is stale, its body is gone, or the answer was a failure', async () => {
     const stale = new Date(NOW.getTime() - HOUR);
     expect(await ask(ctxWith(earlier({ freshUntil: stale })))).toBe(true);
     expect(await ask(ctxWith(earlier({ hasBody: false })))).toBe(true);
     expect(await ask(ctxWith(earlier({ status: 'not_found', sha256: null, hasBody: false, freshUntil: stale })))).toBe(true);
     expect(await ask(ctxWith(earlier({ status: 'http_error', httpStatus: 503, sha256: null, hasBody: false, freshUntil: null })))).toBe(true);
     expect(await ask(ctxWith(null))).toBe(true);
-    expect(await ask(ctxWith(earlier({}), true))).toBe(true);
   });
 });

@@ -97,14 +97,14 @@ describe('rows only from bodies read to their end', () => {
     await crawl({ domains: list, outDir: out, snapshotDate: '2026-11-20', checkpointSeconds: 0, sellers: false, now: new Date('2026-11-20T03:00:00Z'), fetch });
     // The next night the file has grown past the cap (4 KiB here): 200 records, cut.
     web.reply('https://big.test/ads.txt', 200, lines(200, 'junk.test'));
-    await crawl({ domains: list, outDir: out, snapshotDate: '2026-11-21', checkpointSeconds: 0, sellers: false, revalidate: true, now: new Date('2026-11-21T03:00:00Z'), fetch });
+    await crawl({ domains: list, outDir: out, snapshotDate: '2026-11-21', checkpointSeconds: 0, sellers: false, now: new Date('2026-11-21T03:00:00Z'), fetch });
     const db = await openSnapshotDb(out);
     try {
       const rows = await db.rows(`SELECT CAST(snapshot_date AS VARCHAR) AS d, seller_account_id AS id FROM ads_records WHERE subject = 'big.test' ORDER BY d, id`);
       const earlier = ['a-1', 'a-2', 'a-3'];
       expect(rows).toEqual([...earlier.map((id) => ({ d: '2026-11-20', id })), ...earlier.map((id) => ({ d: '2026-11-21', id }))]);
-      const f = await db.rows(`SELECT status, records FROM files WHERE subject = 'big.test' AND file_kind = 'ads.txt' AND snapshot_date = DATE '2026-11-21'`);
-      expect(f).toEqual([{ status: 'carried_forward', records: 3 }]);
+      const f = await db.rows(`SELECT status, obtained, records FROM files WHERE subject = 'big.test' AND file_kind = 'ads.txt' AND snapshot_date = DATE '2026-11-21'`);
+      expect(f).toEqual([{ status: 'ok', obtained: 'carried_forward', records: 3 }]);
     } finally {
       db.close();
     }

@@ -7,7 +7,7 @@ import { openSnapshotWriter, writeRunManifest } from '../src/sink/index.js';
 import { BodyStore } from '../src/store/body-store.js';
 import { KeyedPayloadsBuilder } from '../src/store/keyed-payloads.js';
 import { fnv1a } from '../src/util/hash.js';
-import { completedRuns, findPreviousSnapshot, hasReusableData, PreviousSnapshot, previousKey } from '../src/store/previous-snapshot.js';
+import { completedRuns, findPreviousSnapshot, PreviousSnapshot, previousKey } from '../src/store/previous-snapshot.js';
 import { useTempDirs } from './helpers/tmp.js';
 
 const enc = new TextEncoder();
@@ -110,17 +110,18 @@ describe('PreviousSnapshot: files with validator columns', () => {
       contentType: 'text/plain',
       fetchedAt: at('2026-11-08T10:00:00Z'),
       freshUntil: at('2026-11-15T10:00:00Z'),
+      bytes: null,
+      truncated: false,
       hasBody: true,
     });
     expect(m.get('ads.txt b.com')).toMatchObject({ status: 'not_found', httpStatus: 404, sha256: null, hasBody: false });
   });
 
-  it('hasBody is false when the body is not in the store; hasReusableData needs data, body and time', async () => {
+  it('hasBody says whether the body is in the store', async () => {
     const m = await snap.lookup([key('a.com', 'robots.txt'), key('a.com'), key('b.com')]);
     expect(m.get('robots.txt a.com')!.hasBody).toBe(false);
-    expect(hasReusableData(m.get('robots.txt a.com')!)).toBe(false);
-    expect(hasReusableData(m.get('ads.txt a.com')!)).toBe(true);
-    expect(hasReusableData(m.get('ads.txt b.com')!)).toBe(false);
+    expect(m.get('ads.txt a.com')!.hasBody).toBe(true);
+    expect(m.get('ads.txt b.com')!.hasBody).toBe(false);
   });
 
   it('reads only complete runs of the chosen date; of two runs the latest fetch wins', async () => {

@@ -1,26 +1,20 @@
 import type { FetchErrorCode } from '../fetch/errors.js';
 
+import { FILE_STATUSES, type FileStatus } from '../../schemas/tables.js';
+import type { SellersStatus } from '../parse/sellers/types.js';
+
+export { FILE_STATUSES, type FileStatus };
+
 /**
- * How one fetch outcome and one parse summary become a `files` row's `status` and `valid`
- * (contract §3, spec-decisions "Fetching ads.txt / app-ads.txt").
+ * How a fetch outcome and a parse summary become a `files` row's `status` and `valid`, one pure
+ * function per file kind (contract §3). The status says what the content was; how it was
+ * obtained (fetched, revalidated, reused, carried forward) is `files.obtained` and changes
+ * neither. Every caller (the crawl's jobs, `reparse`) decides through these functions.
  */
-export type FileStatus =
-  | 'ok'
-  | 'placeholder'
-  | 'empty'
-  | 'html'
-  | 'invalid_content_type'
-  | 'not_found'
-  | 'unauthorized'
-  | 'http_error'
-  | 'redirect_error'
-  | 'too_large'
-  | 'unreachable'
-  | 'disallowed_by_robots'
-  | 'carried_forward'
-  | 'not_modified'
-  // The earlier snapshot's copy, still fresh (ads.txt 1.1 §3.6; RFC 9309 §2.4), reused without a request.
-  | 'cached';
+export interface ContentVerdict {
+  status: FileStatus;
+  valid: boolean;
+}
 
 /** The fetch layer's redirect error codes (typed, so this list cannot drift from src/fetch/errors.ts). */
 const REDIRECT_ERRORS: ReadonlySet<string> = new Set<FetchErrorCode>(['redirect_scope', 'redirect_loop', 'redirect_limit', 'redirect_invalid']);
@@ -36,6 +30,7 @@ export function statusFromFetch(status: number | null, error: string | null): Fi
   if (status >= 200 && status < 300) return null;
   if (status === 404) return 'not_found'; // ads.txt 1.1 §3.1
   if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 429) return 'rate_limited'; // RFC 6585 §4
   return 'http_error';
 }
 
@@ -62,11 +57,28 @@ export interface ParsedStatusInput {
  * `html` whatever its Content-Type; then a wrong Content-Type; then the parse result.
  * Records of an `invalid_content_type` file are still stored so strictness can be measured.
  */
-export function adsFileStatus(p: ParsedStatusInput): { status: FileStatus; valid: boolean } {
+export function adsFileStatus(p: ParsedStatusInput): ContentVerdict {
   if (p.truncated) return { status: 'too_large', valid: false };
   if (p.parseStatus === 'html') return { status: 'html', valid: false };
   if (!isTextPlain(p.contentType)) return { status: 'invalid_content_type', valid: false };
   if (p.parseStatus === 'placeholder') return { status: 'placeholder', valid: true }; // §3.2.1: valid, authorizes nobody
   if (p.parseStatus === 'empty') return { status: 'empty', valid: false };
   return { status: 'ok', valid: p.records > 0 || p.variables > 0 };
+}
+
+/**
+ * robots.txt (RFC 9309 §2.3.1): a 2xx body is a robots.txt, parsed as far as the 500 KiB cap
+ * (§2.5). It is `ok` and valid unless it was cut at the cap (`too_large`: its first part still
+ * sets the policy) or is an HTML page (`html`: a soft 404 that declares no rule).
+ */
+export function robotsFileStatus(p: { truncated: boolean; html: boolean }): ContentVerdict {
+  if (p.truncated) return { status: 'too_large', valid: false };
+  if (p.html) return { status: 'html', valid: false };
+  return { status: 'ok', valid: true };
+}
+
+/** sellers.json (IAB sellers.json 1.0): the parser's verdict on a 2xx body; a cut body is `too_large`. */
+export function sellersFileStatus(p: { parseStatus: SellersStatus; truncated: boolean }): ContentVerdict {
+  if (p.truncated) return { status: 'too_large', valid: false };
+  return { status: p.parseStatus, valid: p.parseStatus === 'ok' };
 }

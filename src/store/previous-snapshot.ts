@@ -29,6 +29,10 @@ export interface PreviousFile {
   contentType: string | null;
   fetchedAt: Date | null;
   freshUntil: Date | null;
+  /** Body bytes (null for snapshots that did not record them). */
+  bytes: number | null;
+  /** The body was cut at the byte cap (status `too_large`): read again, it is still cut. */
+  truncated: boolean;
   /** The body (by sha256) is present in the snapshot root's body store. */
   hasBody: boolean;
 }
@@ -45,14 +49,6 @@ export interface PreviousSnapshotOptions {
 /** The key lookups answer under: `${fileKind} ${subject}`. */
 export function previousKey(fileKind: string, subject: string): string {
   return `${fileKind} ${subject}`;
-}
-
-/** Statuses whose earlier data may be reused (not_modified, carried_forward): a body that declared something. */
-const DATA_STATUSES = new Set(['ok', 'placeholder', 'invalid_content_type', 'carried_forward', 'not_modified']);
-
-/** Whether the earlier snapshot had data here that a 304 or a failed fetch may reuse. */
-export function hasReusableData(p: PreviousFile): boolean {
-  return DATA_STATUSES.has(p.status) && p.sha256 !== null && p.hasBody && p.fetchedAt !== null;
 }
 
 export class PreviousSnapshot {
@@ -137,7 +133,7 @@ async function columnsOf(con: DuckDBConnection, parts: string[]): Promise<Set<st
 }
 
 // Payload positions, shared by loadSql and decode.
-const PAYLOAD = ['url', 'status', 'http_status', 'sha256', 'etag', 'last_modified', 'content_type', 'fetched_us', 'fresh_us'] as const;
+const PAYLOAD = ['url', 'status', 'http_status', 'sha256', 'etag', 'last_modified', 'content_type', 'fetched_us', 'fresh_us', 'bytes'] as const;
 
 /**
  * The load: the latest `files` row per (file kind, subject) — several runs may share a date —
@@ -151,7 +147,7 @@ function loadSql(filesParts: string[], cols: Set<string>, fetchesParts: string[]
   const needFetches = !cols.has('etag') || !cols.has('last_modified') || !cols.has('fetched_at');
   const joinFetches = needFetches && fetchesParts.length > 0;
   const f = `f AS (
-    SELECT subject, file_kind, url, status, http_status::INTEGER AS http_status, sha256, ${col('content_type', 'VARCHAR')} AS content_type,
+    SELECT subject, file_kind, url, status, http_status::INTEGER AS http_status, sha256, ${col('content_type', 'VARCHAR')} AS content_type, ${col('bytes', 'BIGINT')} AS bytes,
            ${col('fetched_at', 'TIMESTAMP')} AS fetched_at, ${col('etag', 'VARCHAR')} AS etag,
            ${col('last_modified', 'VARCHAR')} AS last_modified, ${col('fresh_until', 'TIMESTAMP')} AS fresh_until
     FROM read_parquet(${list(filesParts)}, union_by_name = true, filename = true)
@@ -165,18 +161,18 @@ function loadSql(filesParts: string[], cols: Set<string>, fetchesParts: string[]
     SELECT subject, 'store_page' AS file_kind, final_url AS url,
            CASE WHEN status_code BETWEEN 200 AND 299 THEN 'ok' WHEN status_code = 304 THEN 'not_modified'
                 WHEN status_code = 404 THEN 'not_found' WHEN status_code IS NULL THEN 'unreachable' ELSE 'http_error' END AS status,
-           status_code::INTEGER AS http_status, sha256, content_type, started_at AS fetched_at, etag, last_modified, NULL::TIMESTAMP AS fresh_until
+           status_code::INTEGER AS http_status, sha256, content_type, bytes, started_at AS fetched_at, etag, last_modified, NULL::TIMESTAMP AS fresh_until
     FROM read_parquet(${list(fetchesParts)}, union_by_name = true)
     WHERE file_kind = 'store_page' AND subject IS NOT NULL
     QUALIFY row_number() OVER (PARTITION BY subject ORDER BY started_at DESC) = 1)`;
   const merged = joinFetches
-    ? `SELECT f.subject, f.file_kind, f.url, f.status, f.http_status, f.sha256, f.content_type,
+    ? `SELECT f.subject, f.file_kind, f.url, f.status, f.http_status, f.sha256, f.content_type, f.bytes,
               coalesce(f.fetched_at, x.started_at) AS fetched_at, coalesce(f.etag, x.etag) AS etag,
               coalesce(f.last_modified, x.last_modified) AS last_modified, f.fresh_until
        FROM f LEFT JOIN x ON x.final_url = f.url`
-    : `SELECT subject, file_kind, url, status, http_status, sha256, content_type, fetched_at, etag, last_modified, fresh_until FROM f`;
+    : `SELECT subject, file_kind, url, status, http_status, sha256, content_type, bytes, fetched_at, etag, last_modified, fresh_until FROM f`;
   const all = fetchesParts.length > 0 ? `${merged} UNION ALL BY NAME SELECT * FROM s` : merged;
-  const payload = `to_json([url, status, http_status::VARCHAR, sha256, etag, last_modified, content_type, epoch_us(fetched_at)::VARCHAR, epoch_us(fresh_until)::VARCHAR])::VARCHAR`;
+  const payload = `to_json([url, status, http_status::VARCHAR, sha256, etag, last_modified, content_type, epoch_us(fetched_at)::VARCHAR, epoch_us(fresh_until)::VARCHAR, bytes::VARCHAR])::VARCHAR`;
   const ctes = [f, ...(joinFetches ? [x] : []), ...(fetchesParts.length > 0 ? [s] : [])].join(',\n');
   return `WITH ${ctes}
     SELECT file_kind || ' ' || subject AS key, ${payload} AS payload FROM (${all})`;
@@ -186,11 +182,13 @@ function decode(subject: string, fileKind: string, p: (string | null)[]): Previo
   const at = (i: number) => p[i] ?? null;
   const time = (i: number) => (p[i] === null || p[i] === undefined ? null : new Date(Number(p[i]) / 1000));
   const hs = at(PAYLOAD.indexOf('http_status'));
+  const bytes = at(PAYLOAD.indexOf('bytes'));
+  const status = at(PAYLOAD.indexOf('status')) ?? 'unknown';
   return {
     subject,
     fileKind,
     url: at(PAYLOAD.indexOf('url')),
-    status: at(PAYLOAD.indexOf('status')) ?? 'unknown',
+    status,
     httpStatus: hs === null ? null : Number(hs),
     sha256: at(PAYLOAD.indexOf('sha256')),
     etag: at(PAYLOAD.indexOf('etag')),
@@ -198,6 +196,8 @@ function decode(subject: string, fileKind: string, p: (string | null)[]): Previo
     contentType: at(PAYLOAD.indexOf('content_type')),
     fetchedAt: time(PAYLOAD.indexOf('fetched_us')),
     freshUntil: time(PAYLOAD.indexOf('fresh_us')),
+    bytes: bytes === null ? null : Number(bytes),
+    truncated: status === 'too_large',
     hasBody: false,
   };
 }

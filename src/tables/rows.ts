@@ -1,6 +1,6 @@
 import type { Row } from '../../schemas/tables.js';
 import type { AdsRecord, AdsVariable } from '../parse/adstxt/index.js';
-import type { FileStatus } from '../resolve/file-status.js';
+import type { FileStatus, Obtained } from '../../schemas/tables.js';
 
 /**
  * Row builders: the only place where parser and fetch outputs are turned into table rows, so
@@ -37,6 +37,8 @@ export interface FileRowInput {
   via: Via;
   url: string | null;
   status: FileStatus;
+  /** How the content was obtained; null when nothing was asked (disallowed by robots.txt). */
+  obtained?: Obtained | null;
   httpStatus: number | null;
   valid: boolean;
   robotsAllowed: boolean | null;
@@ -61,6 +63,7 @@ export function fileRow(f: FileRowInput): Row<'files'> {
     via: f.via,
     url: f.url,
     status: f.status,
+    obtained: f.obtained ?? null,
     http_status: f.httpStatus,
     valid: f.valid,
     robots_allowed: f.robotsAllowed,

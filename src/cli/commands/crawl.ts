@@ -36,10 +36,13 @@ Output:
 
 Incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4):
   --previous DIR|none     earlier snapshot to build on (default: the latest earlier date under --out).
-                          Still-fresh copies are reused without a request ('cached'), stale ones are
-                          revalidated with conditional requests ('not_modified' on 304), and failed
-                          fetches fall back to the earlier copy within its limits ('carried_forward')
-  --revalidate            send conditional requests even for copies that are still fresh
+                          Every file is asked for again, conditionally where the earlier copy has
+                          validators: a 304 re-reads the earlier body (files.obtained 'revalidated'),
+                          and a failed fetch falls back to the earlier copy within its limits
+                          ('carried_forward'). files.status is always what the content was.
+  --reuse-fresh           reuse earlier copies that are still fresh without a request ('reused'):
+                          fewer requests, but a file changed meanwhile is not seen that night
+  --revalidate            (accepted for older scripts: asking every night is now the default)
   --no-bodies             do not keep fetched bodies under DIR/_bodies (no reuse, no reparse)
   --now TIME              ISO time used as "now" for freshness (tests, benchmarks, backfills)
 
@@ -122,6 +125,7 @@ export const command: Command = {
       shard: { type: 'string' },
       previous: { type: 'string' },
       revalidate: { type: 'boolean' },
+      'reuse-fresh': { type: 'boolean' },
       'no-bodies': { type: 'boolean' },
       now: { type: 'string' },
       stage: { type: 'string' },
@@ -205,7 +209,7 @@ export const command: Command = {
         shard,
         stage,
         previous: values.previous === undefined ? 'auto' : values.previous === 'none' ? null : values.previous,
-        revalidate: values.revalidate ?? false,
+        reuseFresh: values['reuse-fresh'] ?? false,
         keepBodies: !values['no-bodies'],
         now,
         signal: controller.signal,
