@@ -1,73 +1,115 @@
--- adsnap DuckDB views. Point them at a snapshot directory, then read this file:
+-- adsnap DuckDB views. Point them at one snapshot root (or several), then read this file:
 --
---   SET VARIABLE adsnap_root = 'out';        -- the --out directory of `adsnap crawl`
---   .read sql/views.sql                      -- (duckdb CLI; or run the statements from any client)
+--   SET VARIABLE adsnap_root = 'out';                  -- the --out directory of `adsnap crawl`
+--   SET VARIABLE adsnap_roots = ['a', 'b'];            -- or several roots (shards, machines), read as one
+--   .read sql/views.sql                                -- (duckdb CLI; or run the statements from any client)
+--
+-- `adsnap sql ROOT… [QUERY]` does all of this for you.
 --
 -- Every table view spans all snapshot dates (Hive partition column `snapshot_date`); filter on
 -- it for one snapshot. union_by_name lets snapshots written by older adsnap versions (fewer
 -- columns) be read together with newer ones.
 --
--- A view reads only the parts that a run manifest (DIR/_runs/<run>.json) lists: a run counts once
+-- A view reads only the parts that a run manifest (ROOT/_runs/<run>.json) lists: a run counts once
 -- its manifest is written, so a run being committed, or one killed during its commit, is never
--- half-visible here (a plain glob of DIR/<table>/*/*.parquet could see its parts early).
+-- half-visible here (a plain glob of ROOT/<table>/*/*.parquet could see its parts early).
+
+CREATE OR REPLACE MACRO adsnap_roots() AS
+  list_transform(coalesce(CAST(getvariable('adsnap_roots') AS VARCHAR[]), [CAST(getvariable('adsnap_root') AS VARCHAR)]), r -> rtrim(r, '/'));
 
 CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
-  SELECT rtrim(getvariable('adsnap_root'), '/') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
-  FROM read_json(rtrim(getvariable('adsnap_root'), '/') || '/_runs/*.json', columns = {tables: 'JSON'});
+  SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
+  FROM read_json(list_transform(adsnap_roots(), r -> r || '/_runs/*.json'), columns = {tables: 'JSON'}, filename = true);
 
-CREATE OR REPLACE VIEW targets         AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/targets/*/*.parquet',         hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW targets         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/targets/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('targets'));
-CREATE OR REPLACE VIEW fetches         AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/fetches/*/*.parquet',         hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW fetches         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/fetches/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('fetches'));
-CREATE OR REPLACE VIEW files           AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/files/*/*.parquet',           hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW files           AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('files'));
-CREATE OR REPLACE VIEW ads_records     AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/ads_records/*/*.parquet',     hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW ads_records     AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/ads_records/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('ads_records'));
-CREATE OR REPLACE VIEW ads_variables   AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/ads_variables/*/*.parquet',   hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW ads_variables   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/ads_variables/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('ads_variables'));
-CREATE OR REPLACE VIEW parse_issues    AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/parse_issues/*/*.parquet',    hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW parse_issues    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/parse_issues/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('parse_issues'));
-CREATE OR REPLACE VIEW hops            AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/hops/*/*.parquet',            hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW hops            AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/hops/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('hops'));
-CREATE OR REPLACE VIEW robots_rules    AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/robots_rules/*/*.parquet',    hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_rules    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_rules/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_rules'));
-CREATE OR REPLACE VIEW robots_sitemaps AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/robots_sitemaps/*/*.parquet', hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_sitemaps AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_sitemaps/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_sitemaps'));
-CREATE OR REPLACE VIEW robots_verdicts AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/robots_verdicts/*/*.parquet', hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_verdicts AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_verdicts/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_verdicts'));
-CREATE OR REPLACE VIEW apps            AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/apps/*/*.parquet',            hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW apps            AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/apps/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('apps'));
-CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_parquet(rtrim(getvariable('adsnap_root'), '/') || '/sellers/*/*.parquet',         hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/sellers/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers'));
 
--- Records that authorize each subject's inventory: its own file's records, plus those reached
--- through followed referrals that delegate authorization — inventorypartnerdomain= (ads.txt 1.1
--- §4.6: the partner's ads.txt) and, for apps, the developer host's app-ads.txt (app-ads.txt 1.0).
--- A subdomain= file authorizes the subdomain itself (its own rows, subject = the subdomain), not
--- the root. `valid` is the declaring file's flag: filter on it for a strict reading.
-CREATE OR REPLACE VIEW authorized_sellers AS
-SELECT f.snapshot_date, f.subject, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id,
-       f.subject AS via_subject, 'self' AS via_kind, f.file_kind, f.status AS file_status, f.valid
-FROM ads_records r
-JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind
-UNION ALL
-SELECT h.snapshot_date, h.from_subject AS subject, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id,
-       h.to_subject AS via_subject, h.kind AS via_kind, f.file_kind, f.status AS file_status, f.valid
-FROM hops h
-JOIN files f ON f.snapshot_date = h.snapshot_date AND f.subject = h.to_subject
-            AND f.file_kind = CASE WHEN h.kind = 'inventorypartnerdomain' THEN 'ads.txt' ELSE 'app-ads.txt' END
-JOIN ads_records r ON r.snapshot_date = f.snapshot_date AND r.subject = f.subject AND r.file_kind = f.file_kind
-WHERE h.outcome = 'followed' AND h.kind IN ('inventorypartnerdomain', 'developer_url', 'developer_url_parent')
-  -- for apps, only the host whose file was used (apps.subject) authorizes the app
-  AND (h.kind = 'inventorypartnerdomain'
-       OR EXISTS (SELECT 1 FROM apps a WHERE a.snapshot_date = h.snapshot_date AND a.store_url = h.from_subject AND a.subject = h.to_subject));
+-- Which subjects are listed (the input's sites, and its apps by store URL), per snapshot.
+CREATE OR REPLACE VIEW listed_subjects AS
+SELECT DISTINCT snapshot_date, target AS subject, 'domain' AS subject_kind FROM targets WHERE target_kind = 'domain'
+UNION
+SELECT DISTINCT snapshot_date, store_url AS subject, 'app' AS subject_kind FROM apps;
 
--- Adoption per listed domain: robots.txt, ads.txt status and size of the declaration.
+-- Records that authorize each subject's inventory: one row per distinct record and subject.
+-- - Every subject that has an ads.txt / app-ads.txt (a listed site, a declared subdomain, an
+--   inventory partner, an app's developer host) authorizes its own records ('self'); `listed`
+--   says whether the subject is one of the input's sites or apps.
+-- - A file's inventorypartnerdomain= (ads.txt 1.1 §4.6, one hop) delegates to the partner's ads.txt.
+-- - An app (subject = its store URL, listed) is authorized by the app-ads.txt of the developer
+--   host whose file was used (apps.subject; app-ads.txt 1.0), and through it by that file's
+--   inventory partners (app → developer host → partner).
+-- A subdomain= file authorizes the subdomain itself (subject = the subdomain), not the root.
+-- `valid` is the declaring file's flag: filter on it for a strict reading.
+CREATE OR REPLACE VIEW authorized_sellers AS
+WITH fr AS (
+  SELECT DISTINCT r.snapshot_date, r.subject, r.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id,
+         f.status AS file_status, f.valid
+  FROM ads_records r
+  JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind
+), partner_hops AS (
+  SELECT DISTINCT snapshot_date, from_subject, from_file_kind, to_subject FROM hops
+  WHERE kind = 'inventorypartnerdomain' AND outcome = 'followed'
+), app_hosts AS (
+  SELECT DISTINCT a.snapshot_date, a.store_url AS app, a.subject AS host, h.kind AS via_kind
+  FROM apps a
+  JOIN hops h ON h.snapshot_date = a.snapshot_date AND h.from_subject = a.store_url AND h.to_subject = a.subject
+             AND h.kind IN ('developer_url', 'developer_url_parent') AND h.outcome = 'followed'
+  WHERE a.subject IS NOT NULL
+), chains AS (
+  SELECT snapshot_date, subject, ad_system_domain, seller_account_id, relationship, cert_authority_id,
+         subject AS via_subject, 'self' AS via_kind, file_kind, file_status, valid
+  FROM fr
+  UNION ALL
+  SELECT p.snapshot_date, p.from_subject, fr.ad_system_domain, fr.seller_account_id, fr.relationship, fr.cert_authority_id,
+         p.to_subject, 'inventorypartnerdomain', fr.file_kind, fr.file_status, fr.valid
+  FROM partner_hops p JOIN fr ON fr.snapshot_date = p.snapshot_date AND fr.subject = p.to_subject AND fr.file_kind = 'ads.txt'
+  UNION ALL
+  SELECT ah.snapshot_date, ah.app, fr.ad_system_domain, fr.seller_account_id, fr.relationship, fr.cert_authority_id,
+         ah.host, ah.via_kind, fr.file_kind, fr.file_status, fr.valid
+  FROM app_hosts ah JOIN fr ON fr.snapshot_date = ah.snapshot_date AND fr.subject = ah.host AND fr.file_kind = 'app-ads.txt'
+  UNION ALL
+  SELECT ah.snapshot_date, ah.app, fr.ad_system_domain, fr.seller_account_id, fr.relationship, fr.cert_authority_id,
+         p.to_subject, 'inventorypartnerdomain', fr.file_kind, fr.file_status, fr.valid
+  FROM app_hosts ah
+  JOIN partner_hops p ON p.snapshot_date = ah.snapshot_date AND p.from_subject = ah.host AND p.from_file_kind = 'app-ads.txt'
+  JOIN fr ON fr.snapshot_date = p.snapshot_date AND fr.subject = p.to_subject AND fr.file_kind = 'ads.txt'
+)
+SELECT DISTINCT c.snapshot_date, c.subject, l.subject IS NOT NULL AS listed,
+       c.ad_system_domain, c.seller_account_id, c.relationship, c.cert_authority_id,
+       c.via_subject, c.via_kind, c.file_kind, c.file_status, c.valid
+FROM chains c
+LEFT JOIN listed_subjects l ON l.snapshot_date = c.snapshot_date AND l.subject = c.subject;
+
+-- Adoption per listed domain: robots.txt, ads.txt status (what the content was, however it was
+-- obtained) and size of the declaration.
 CREATE OR REPLACE VIEW adoption AS
 SELECT t.snapshot_date, t.target, t.rank,
        rf.status AS robots_status,
        coalesce(rf.status = 'ok', false) AS has_robots_txt,
        af.status AS ads_txt_status,
+       af.obtained AS ads_txt_obtained,
        coalesce(af.valid, false) AS ads_txt_valid,
        coalesce(af.records, 0) AS ads_txt_records,
        af.robots_allowed AS ads_txt_robots_allowed,
@@ -78,11 +120,13 @@ LEFT JOIN files rf ON rf.snapshot_date = t.snapshot_date AND rf.subject = t.targ
 LEFT JOIN files af ON af.snapshot_date = t.snapshot_date AND af.subject = t.target AND af.file_kind = 'ads.txt'
 WHERE t.target_kind = 'domain';
 
--- Each ads.txt / app-ads.txt record against the ad system's sellers.json, with the checks
--- researchers publish: DIRECT ↔ PUBLISHER/BOTH, RESELLER ↔ INTERMEDIARY/BOTH, OWNERDOMAIN ↔
--- sellers.domain (ads.txt 1.1 §4.7: without OWNERDOMAIN the subject's own root domain is assumed),
--- and seller ids missing from a sellers.json that was read.
-CREATE OR REPLACE VIEW seller_match AS
+-- Each ads.txt / app-ads.txt record against the ad system's sellers.json (however that file was
+-- obtained), with the checks researchers publish: DIRECT ↔ PUBLISHER/BOTH, RESELLER ↔
+-- INTERMEDIARY/BOTH, OWNERDOMAIN ↔ sellers.domain (ads.txt 1.1 §4.7: without OWNERDOMAIN the
+-- subject's own root domain is assumed), and seller ids missing from a sellers.json that was read
+-- whole and valid. `seller_match_all` has every record, `file_valid` saying whether its file was
+-- valid; `seller_match` only the records of valid files (what a buyer would use).
+CREATE OR REPLACE VIEW seller_match_all AS
 WITH seller_one AS (
   SELECT * FROM sellers
   QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, seller_id ORDER BY seller_type NULLS LAST) = 1
@@ -92,9 +136,11 @@ WITH seller_one AS (
   QUALIFY row_number() OVER (PARTITION BY snapshot_date, subject, file_kind ORDER BY line_no) = 1
 )
 SELECT r.snapshot_date, r.subject, r.file_kind, r.line_no, r.ad_system_domain, r.seller_account_id, r.relationship,
+       coalesce(f.valid, false) AS file_valid,
        sf.status AS sellers_json_status,
+       sf.obtained AS sellers_json_obtained,
        s.seller_id IS NOT NULL AS seller_found,
-       (sf.status = 'ok' AND s.seller_id IS NULL) AS seller_missing,
+       (coalesce(sf.valid, false) AND s.seller_id IS NULL) AS seller_missing,
        s.seller_type, s.name AS seller_name, s.domain AS seller_domain, s.is_confidential,
        CASE WHEN s.seller_id IS NULL THEN NULL
             WHEN r.relationship = 'DIRECT' THEN s.seller_type IN ('PUBLISHER', 'BOTH')
@@ -105,6 +151,87 @@ SELECT r.snapshot_date, r.subject, r.file_kind, r.line_no, r.ad_system_domain, r
             ELSE s.domain = coalesce(o.owner_domain, r.subject) OR r.subject LIKE '%.' || s.domain
        END AS owner_domain_consistent
 FROM ads_records r
+LEFT JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind
 LEFT JOIN files sf ON sf.snapshot_date = r.snapshot_date AND sf.subject = r.ad_system_domain AND sf.file_kind = 'sellers.json'
 LEFT JOIN seller_one s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.ad_system_domain AND s.seller_id = r.seller_account_id
 LEFT JOIN owner o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind;
+
+CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller_match_all WHERE file_valid;
+
+-- The series. A file is *observed* on a night when the site answered with content or a 404 (a
+-- file carried forward after a failed request, and a night the site was unreachable, say nothing
+-- about what it served). Changes are between consecutive observations of the same subject: a
+-- record is 'added' when it is in the later file and not the earlier, 'removed' the other way (a
+-- file that became a 404 removes all its records). Records are compared on the four fields.
+CREATE OR REPLACE VIEW file_observations AS
+SELECT snapshot_date, subject, file_kind, status,
+       lag(snapshot_date) OVER (PARTITION BY subject, file_kind ORDER BY snapshot_date) AS previous_date
+FROM files
+WHERE status IN ('ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'too_large', 'not_found', 'not_sellers_json', 'invalid_json')
+  AND coalesce(obtained, 'fetched') <> 'carried_forward';
+
+CREATE OR REPLACE VIEW record_changes AS
+WITH obs AS (
+  SELECT * FROM file_observations WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND previous_date IS NOT NULL
+), recs AS (
+  SELECT DISTINCT snapshot_date, subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id FROM ads_records
+)
+SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, 'added' AS change,
+       n.ad_system_domain, n.seller_account_id, n.relationship, n.cert_authority_id
+FROM obs o JOIN recs n ON n.snapshot_date = o.snapshot_date AND n.subject = o.subject AND n.file_kind = o.file_kind
+WHERE NOT EXISTS (SELECT 1 FROM recs p WHERE p.snapshot_date = o.previous_date AND p.subject = o.subject AND p.file_kind = o.file_kind
+                  AND p.ad_system_domain = n.ad_system_domain AND p.seller_account_id = n.seller_account_id
+                  AND p.relationship = n.relationship AND p.cert_authority_id IS NOT DISTINCT FROM n.cert_authority_id)
+UNION ALL
+SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, 'removed' AS change,
+       p.ad_system_domain, p.seller_account_id, p.relationship, p.cert_authority_id
+FROM obs o JOIN recs p ON p.snapshot_date = o.previous_date AND p.subject = o.subject AND p.file_kind = o.file_kind
+WHERE NOT EXISTS (SELECT 1 FROM recs n WHERE n.snapshot_date = o.snapshot_date AND n.subject = o.subject AND n.file_kind = o.file_kind
+                  AND n.ad_system_domain = p.ad_system_domain AND n.seller_account_id = p.seller_account_id
+                  AND n.relationship = p.relationship AND n.cert_authority_id IS NOT DISTINCT FROM p.cert_authority_id);
+
+-- sellers.json entries between consecutive observations of the same ad system's file: 'added',
+-- 'removed', 'type_changed' (seller_type), 'name_changed' (name), 'domain_changed' (domain).
+CREATE OR REPLACE VIEW seller_changes AS
+WITH obs AS (
+  SELECT snapshot_date, subject AS ad_system_domain, previous_date FROM file_observations
+  WHERE file_kind = 'sellers.json' AND previous_date IS NOT NULL AND status IN ('ok', 'not_found')
+), one AS (
+  SELECT snapshot_date, ad_system_domain, seller_id, seller_type, name, domain FROM sellers
+  WHERE seller_id IS NOT NULL
+  QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, seller_id ORDER BY seller_type NULLS LAST, name NULLS LAST) = 1
+), cur AS (
+  SELECT o.snapshot_date, o.previous_date, o.ad_system_domain, n.seller_id, n.seller_type, n.name, n.domain
+  FROM obs o JOIN one n ON n.snapshot_date = o.snapshot_date AND n.ad_system_domain = o.ad_system_domain
+), prev AS (
+  SELECT o.snapshot_date, o.previous_date, o.ad_system_domain, p.seller_id, p.seller_type, p.name, p.domain
+  FROM obs o JOIN one p ON p.snapshot_date = o.previous_date AND p.ad_system_domain = o.ad_system_domain
+), pairs AS (
+  SELECT coalesce(c.snapshot_date, p.snapshot_date) AS snapshot_date, coalesce(c.previous_date, p.previous_date) AS previous_date,
+         coalesce(c.ad_system_domain, p.ad_system_domain) AS ad_system_domain, coalesce(c.seller_id, p.seller_id) AS seller_id,
+         c.seller_id IS NOT NULL AS now_there, p.seller_id IS NOT NULL AS was_there,
+         c.seller_type, p.seller_type AS previous_seller_type, c.name, p.name AS previous_name, c.domain, p.domain AS previous_domain
+  FROM cur c FULL JOIN prev p ON c.snapshot_date = p.snapshot_date AND c.ad_system_domain = p.ad_system_domain AND c.seller_id = p.seller_id
+)
+SELECT * EXCLUDE (now_there, was_there) FROM (
+  SELECT *, 'added' AS change FROM pairs WHERE now_there AND NOT was_there
+  UNION ALL BY NAME SELECT *, 'removed' AS change FROM pairs WHERE was_there AND NOT now_there
+  UNION ALL BY NAME SELECT *, 'type_changed' AS change FROM pairs WHERE now_there AND was_there AND seller_type IS DISTINCT FROM previous_seller_type
+  UNION ALL BY NAME SELECT *, 'name_changed' AS change FROM pairs WHERE now_there AND was_there AND name IS DISTINCT FROM previous_name
+  UNION ALL BY NAME SELECT *, 'domain_changed' AS change FROM pairs WHERE now_there AND was_there AND domain IS DISTINCT FROM previous_domain
+);
+
+-- First and last night each record (per subject and file) and each seller was seen, over the
+-- whole series, and on how many nights.
+CREATE OR REPLACE VIEW record_history AS
+SELECT subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id,
+       min(snapshot_date) AS first_seen, max(snapshot_date) AS last_seen, count(DISTINCT snapshot_date) AS nights
+FROM ads_records
+GROUP BY ALL;
+
+CREATE OR REPLACE VIEW seller_history AS
+SELECT ad_system_domain, seller_id,
+       min(snapshot_date) AS first_seen, max(snapshot_date) AS last_seen, count(DISTINCT snapshot_date) AS nights,
+       arg_max(seller_type, snapshot_date) AS latest_seller_type, arg_max(name, snapshot_date) AS latest_name
+FROM sellers
+GROUP BY ALL;
