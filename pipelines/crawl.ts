@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
 import { Fetcher, resolveFetchConfig, type FetchOptions } from '../src/fetch/index.js';
+import { compactStaged } from '../src/sink/compact.js';
 import { openSnapshotWriter, planCommit, planTables, publishPlan, sweepTemporaryParts, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
 import { tableNames } from '../schemas/tables.js';
 import { fingerprintFile, spoolStream, type ListFingerprint } from '../src/sources/fingerprint.js';
@@ -91,6 +92,11 @@ export interface CrawlOptions {
   allowEmpty?: boolean;
   /** The run lock's heartbeat and staleness (tests). */
   lock?: RunLockOptions;
+  /**
+   * Rewrite each table's parts into one part sorted by its lookup key before the commit (the
+   * reader's layout; src/sink/compact.ts). @default true
+   */
+  compact?: boolean;
 }
 
 export interface CrawlResult {
@@ -178,10 +184,10 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     const inputs = await readInputs(options, journal.dir, fileFingerprints);
     const saved = journal.previous;
     if (saved) checkSameInputs(saved, inputs.fingerprints);
-    if (saved?.phase === 'commit') {
+    if (saved?.phase === 'compact' || saved?.phase === 'commit') {
       stats.restore(saved.stats);
       stats.phase = 'committing';
-      return await finishCommit(options, journal, lock, saved, stats, true);
+      return saved.phase === 'compact' ? await compactAndCommit(options, journal, lock, saved, stats, true) : await finishCommit(options, journal, lock, saved, stats, true);
     }
     return await crawlPhases(options, { runId, snapshotDate, shard, stage, stats, journal, lock, inputs });
   } finally {
@@ -323,7 +329,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     stats.restore(saved.stats);
   }
   const pending = shard ? new PendingApps(options.outDir, snapshotDate, shard) : null;
-  const order: Phase[] = ['domains', 'apps', 'partners', 'sellers', 'commit'];
+  const order: Phase[] = ['domains', 'apps', 'partners', 'sellers', 'seal', 'compact', 'commit'];
   const reached = (p: Phase) => order.indexOf(state.phase) >= order.indexOf(p);
   /**
    * Takes a checkpoint as of this instant: everything it records (done items, registries, the
@@ -333,7 +339,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   const checkpoint = (phase: Phase, done?: DoneSet): Promise<void> => {
     const t0 = performance.now();
     state.phase = phase;
-    if (done !== undefined && phase !== 'commit') state.done[phase] = done;
+    if (done !== undefined && isWorkPhase(phase)) state.done[phase] = done;
     const provisional = root.provisional();
     state.referrals = referrals.toJSON(provisional);
     state.apps = appRegistry.toJSON(provisional);
@@ -462,7 +468,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     throwIfAborted(signal);
 
     // sellers.json phase: every ad system named by a record kept in this snapshot, once.
-    if ((stage === 'all' || stage === 'sellers') && !reached('commit')) {
+    if ((stage === 'all' || stage === 'sellers') && !reached('seal')) {
       stats.phase = 'sellers';
       state.sellersList ??= options.sellers === false ? [] : [...referrals.adSystems].sort().filter(shardOwns);
       stats.queued = state.sellersList.length - doneCount(state.done.sellers, state.sellersList.length);
@@ -473,12 +479,11 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     }
     throwIfAborted(signal);
 
-    // The crawl is over: seal every part, plan the commit and save the plan before publishing.
+    // The crawl is over: seal every part and save that state (phase 'compact'), then compact,
+    // plan the commit and save the plan before publishing anything.
     stats.phase = 'committing';
     state.staged = await writer.seal();
     if (pending) await pending.close();
-    state.commit = await planCommit(options.outDir, snapshotDate, state.staged);
-    state.phase = 'commit';
     state.stats = stats.toJSON();
     state.shardReport = shard && stage !== 'all' && stage !== 'sellers' ? { stage, report: referrals.report() } : null;
     state.manifest = {
@@ -488,15 +493,17 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       node_version: process.version,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false, reuse_fresh: options.reuseFresh ?? false },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false },
       previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,
       shard: shard ? { index: shard.index, count: shard.count, stage } : null,
       list,
       app_list: appList,
     };
+    state.phase = 'compact';
+    state.commit = null;
     await lock.assertHeld();
     await journal.save(state);
-    return await finishCommit(options, journal, lock, state, stats, saved !== null);
+    return await compactAndCommit(options, journal, lock, state, stats, saved !== null);
   } catch (err) {
     // Temporary files go; staged parts and the last checkpoint stay, so the same command resumes.
     await writer.abort({ keepCommitted: true });
@@ -507,6 +514,25 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     await fetcher.close();
     ctx.incremental?.previous.close();
   }
+}
+
+/**
+ * Step 1 of the commit: the staged parts are rewritten into the reader's layout (one sorted part
+ * per table, src/sink/compact.ts), then the plan is saved (phase 'commit'). Redone from the
+ * sealed parts after a kill: their list is what phase 'compact' saved.
+ */
+async function compactAndCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: RunState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
+  const manifest = state.manifest as { run_id: string; snapshot_date: string };
+  await commitPause()('sealed');
+  const t0 = performance.now();
+  const parts = options.compact === false ? state.staged : await compactStaged(state.staged, { stagingDir: journal.dir, runId: manifest.run_id, snapshotDate: manifest.snapshot_date });
+  state.manifest = { ...state.manifest, commit_compact_s: Math.round(performance.now() - t0) / 1000 };
+  state.staged = parts;
+  state.commit = await planCommit(options.outDir, manifest.snapshot_date, parts);
+  state.phase = 'commit';
+  await lock.assertHeld();
+  await journal.save(state);
+  return finishCommit(options, journal, lock, state, stats, resumed);
 }
 
 /**
@@ -599,7 +625,11 @@ function runIdentity(o: CrawlOptions, stage: Stage | 'all'): Record<string, unkn
 }
 
 function nextPhase(p: WorkPhase): Phase {
-  return ({ domains: 'apps', apps: 'partners', partners: 'sellers', sellers: 'commit' } as const)[p];
+  return ({ domains: 'apps', apps: 'partners', partners: 'sellers', sellers: 'seal' } as const)[p];
+}
+
+function isWorkPhase(p: Phase): p is WorkPhase {
+  return p === 'domains' || p === 'apps' || p === 'partners' || p === 'sellers';
 }
 
 async function* filter<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): AsyncGenerator<T> {

@@ -19,8 +19,9 @@ import { isDoneSet, type DoneSet } from './pool.js';
  * version wrote, stops the run with `RunStateError` instead of being taken for a fresh start
  * (which would delete the staged work of a run that is in fact resumable).
  */
-export type Phase = 'domains' | 'apps' | 'partners' | 'sellers' | 'commit';
-export type WorkPhase = Exclude<Phase, 'commit'>;
+/** The work phases, then `seal` (work done), `compact` (parts sealed) and `commit` (plan saved). */
+export type Phase = 'domains' | 'apps' | 'partners' | 'sellers' | 'seal' | 'compact' | 'commit';
+export type WorkPhase = Exclude<Phase, 'seal' | 'compact' | 'commit'>;
 
 /** A list's bytes as read: the whole file, or (stdin) what was read by the last checkpoint. */
 export interface InputFingerprint {
@@ -47,7 +48,7 @@ export interface RunState {
   /** Sharded runs: length of this shard's pending-apps file at the checkpoint. */
   pendingAppsBytes: number;
   inputs: { domains: InputFingerprint | null; apps: InputFingerprint | null };
-  /** The commit's plan, once the crawl is over (phase 'commit'). */
+  /** The commit's plan, once the parts are compacted (phase 'commit'). */
   commit: PlannedPart[] | null;
   /** What the manifest will say (phase 'commit'), so that a resumed commit writes the same. */
   manifest: Record<string, unknown> | null;
@@ -129,7 +130,7 @@ export class RunJournal {
   }
 }
 
-const PHASES: readonly Phase[] = ['domains', 'apps', 'partners', 'sellers', 'commit'];
+const PHASES: readonly Phase[] = ['domains', 'apps', 'partners', 'sellers', 'seal', 'compact', 'commit'];
 
 function validateState(file: string, text: string, runId: string): RunState {
   let v: unknown;
@@ -158,7 +159,8 @@ function validateState(file: string, text: string, runId: string): RunState {
   const inputs = s.inputs as Record<string, unknown> | undefined;
   if (!inputs || !['domains', 'apps'].every((k) => inputs[k] === null || isFingerprint(inputs[k]))) bad('has invalid input fingerprints');
   if (s.commit !== null && !(Array.isArray(s.commit) && s.commit.every(isPlannedPart))) bad('has an invalid commit plan');
-  if (s.phase === 'commit' && (s.commit === null || typeof s.manifest !== 'object' || s.manifest === null)) bad('is in the commit phase without a plan or manifest');
+  if ((s.phase === 'commit' || s.phase === 'compact') && (typeof s.manifest !== 'object' || s.manifest === null)) bad(`is in the ${s.phase} phase without a manifest`);
+  if (s.phase === 'commit' && s.commit === null) bad('is in the commit phase without a plan');
   return s as RunState;
 }
 

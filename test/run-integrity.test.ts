@@ -65,8 +65,9 @@ async function expectSameAsReference(out: string): Promise<void> {
 }
 
 describe('the commit can be killed at any step and redone', () => {
-  // After the plan is saved; after the first part is linked; after the fifth; after the manifest.
-  const steps: [string, number][] = [['planned', 1], ['linked', 1], ['linked', 5], ['manifest', 1]];
+  // Once the parts are sealed (before compaction); after the plan is saved; after the first part
+  // is linked; after the fifth; after the manifest.
+  const steps: [string, number][] = [['sealed', 1], ['planned', 1], ['linked', 1], ['linked', 5], ['manifest', 1]];
   for (const [step, times] of steps) {
     it(`SIGKILL after "${step}" #${times}, then the same command: one copy of every row`, async () => {
       const out = path.join(tmp, `commit-${step}-${times}`);

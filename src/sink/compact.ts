@@ -1,0 +1,96 @@
+/**
+ * The reader's layout, made at commit: a crawl writes rows in crawl order into many small parts
+ * (one per table per checkpoint, plus side parts of big files); before the commit publishes them,
+ * each table's staged parts are rewritten by DuckDB into one part per table, sorted by the
+ * table's lookup key, in row groups of 122,880 rows. Each row group's min/max statistics then
+ * cover a narrow range of subjects (or ad systems), so a query for one of them reads one or two
+ * row groups instead of most of them (README Performance, "Reader layout").
+ *
+ * The output is another staged file; the originals stay until the run's staging folder goes, so
+ * a kill during compaction is redone from them (run-journal.ts, phase 'compact').
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { tables, type TableName } from '../../schemas/tables.js';
+import type { StagedPart } from './writer-options.js';
+
+/** Sort keys per table: the columns analysts look rows up by, most selective first. */
+export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
+  targets: ['target_kind', 'target'],
+  fetches: ['subject', 'file_kind', 'url'],
+  files: ['subject', 'file_kind'],
+  ads_records: ['subject', 'file_kind', 'line_no'],
+  ads_variables: ['subject', 'file_kind', 'line_no'],
+  parse_issues: ['subject', 'file_kind', 'line_no'],
+  hops: ['from_subject', 'from_file_kind', 'kind', 'to_subject'],
+  robots_rules: ['host', 'group_no', 'line_no', 'user_agent'],
+  robots_sitemaps: ['host', 'line_no'],
+  robots_verdicts: ['host', 'user_agent', 'path'],
+  apps: ['store_url'],
+  sellers: ['ad_system_domain', 'seller_id'],
+};
+
+/** DuckDB's default row group size: ≥ 100k rows, so a table of millions has tens of groups. */
+export const COMPACT_ROW_GROUP_ROWS = 122_880;
+
+export interface CompactOptions {
+  stagingDir: string;
+  runId: string;
+  snapshotDate: string;
+  /** DuckDB memory limit (it spills to the staging folder past it). @default '1GB' */
+  memoryLimit?: string;
+  /** @default 2 */
+  threads?: number;
+}
+
+/**
+ * Rewrites the staged parts of every table into one sorted part each; returns the new staged
+ * parts (one per table, empty tables included). Deterministic names: a redo overwrites.
+ */
+export async function compactStaged(staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
+  const byTable = new Map<TableName, StagedPart[]>();
+  for (const p of staged) {
+    let list = byTable.get(p.table);
+    if (!list) byTable.set(p.table, (list = []));
+    list.push(p);
+  }
+  // Loaded here, not at module load: a crawl process needs DuckDB only for this step.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:', {
+    memory_limit: o.memoryLimit ?? process.env.ADSNAP_COMMIT_MEMORY ?? '1GB',
+    threads: String(o.threads ?? 2),
+    temp_directory: path.join(o.stagingDir, 'duckdb.tmp'),
+    preserve_insertion_order: 'false',
+  });
+  const con = await instance.connect();
+  const out: StagedPart[] = [];
+  try {
+    for (const [table, parts] of byTable) {
+      const file = `${table}-compact.parquet.staged`;
+      const dest = path.join(o.stagingDir, file);
+      const sources = parts.map((p) => path.join(o.stagingDir, p.file));
+      // A table without a declared key is sorted by its first column.
+      const keys = (SORT_KEYS[table] ?? [tables[table].columns[0]!.name]).filter((k) => tables[table].columns.some((c) => c.name === k));
+      const kv = `{'adsnap.run_id': ${lit(o.runId)}, 'adsnap.table': ${lit(table)}, 'adsnap.snapshot_date': ${lit(o.snapshotDate)}, 'adsnap.layout': 'sorted'}`;
+      await con.run(
+        `COPY (SELECT * FROM read_parquet(${listLit(sources)}, union_by_name = true) ORDER BY ${keys.map((k) => `"${k}"`).join(', ')})
+         TO ${lit(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
+      );
+      const rows = parts.reduce((n, p) => n + p.rows, 0);
+      const { size } = await stat(dest);
+      out.push({ table, file, rows, bytes: size });
+    }
+  } finally {
+    con.closeSync();
+    instance.closeSync();
+  }
+  return out;
+}
+
+function lit(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+function listLit(xs: readonly string[]): string {
+  return `[${xs.map(lit).join(', ')}]`;
+}
