@@ -158,16 +158,17 @@ LEFT JOIN owner o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject
 
 CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller_match_all WHERE file_valid;
 
--- The series. A file is *observed* on a night when the site answered with content or a 404 (a
--- file carried forward after a failed request, and a night the site was unreachable, say nothing
--- about what it served). Changes are between consecutive observations of the same subject: a
--- record is 'added' when it is in the later file and not the earlier, 'removed' the other way (a
--- file that became a 404 removes all its records). Records are compared on the four fields.
+-- The series. A file is *observed* on a night when the site answered with the whole file or a
+-- 404. A file carried forward after a failed request, a night the site was unreachable or
+-- refused, and a file cut at the byte cap say nothing certain about what it held. Changes are
+-- between consecutive observations of the same subject: a record is 'added' when it is in the
+-- later file and not the earlier, 'removed' the other way (a file that became a 404, or an HTML
+-- page, removes all its records). Records are compared on their four fields.
 CREATE OR REPLACE VIEW file_observations AS
 SELECT snapshot_date, subject, file_kind, status,
        lag(snapshot_date) OVER (PARTITION BY subject, file_kind ORDER BY snapshot_date) AS previous_date
 FROM files
-WHERE status IN ('ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'too_large', 'not_found', 'not_sellers_json', 'invalid_json')
+WHERE status IN ('ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'not_found', 'not_sellers_json', 'invalid_json')
   AND coalesce(obtained, 'fetched') <> 'carried_forward';
 
 CREATE OR REPLACE VIEW record_changes AS
