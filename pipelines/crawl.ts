@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
 import { Fetcher, resolveFetchConfig, type FetchOptions } from '../src/fetch/index.js';
 import { compactStaged } from '../src/sink/compact.js';
+import type { StagedPart } from '../src/sink/index.js';
 import { openSnapshotWriter, planCommit, planTables, publishPlan, sweepTemporaryParts, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
 import { tableNames } from '../schemas/tables.js';
 import { fingerprintFile, spoolStream, type ListFingerprint } from '../src/sources/fingerprint.js';
@@ -525,8 +526,16 @@ async function compactAndCommit(options: CrawlOptions, journal: RunJournal, lock
   const manifest = state.manifest as { run_id: string; snapshot_date: string };
   await commitPause()('sealed');
   const t0 = performance.now();
-  const parts = options.compact === false ? state.staged : await compactStaged(state.staged, { stagingDir: journal.dir, runId: manifest.run_id, snapshotDate: manifest.snapshot_date });
-  state.manifest = { ...state.manifest, commit_compact_s: Math.round(performance.now() - t0) / 1000 };
+  // The commit's own memory (DuckDB's sort is native memory): sampled, as the run's peak hides it.
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
+  let parts: StagedPart[];
+  try {
+    parts = options.compact === false ? state.staged : await compactStaged(state.staged, { stagingDir: journal.dir, runId: manifest.run_id, snapshotDate: manifest.snapshot_date });
+  } finally {
+    clearInterval(sampler);
+  }
+  state.manifest = { ...state.manifest, commit_compact_s: Math.round(performance.now() - t0) / 1000, commit_peak_rss_mb: Math.round(peakRss / 2 ** 20) };
   state.staged = parts;
   state.commit = await planCommit(options.outDir, manifest.snapshot_date, parts);
   state.phase = 'commit';
