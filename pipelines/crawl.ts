@@ -1,17 +1,13 @@
-import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
-import { Fetcher, resolveFetchConfig, type FetchOptions } from '../src/fetch/index.js';
-import { compactStaged } from '../src/sink/compact.js';
-import type { StagedPart } from '../src/sink/index.js';
-import { openSnapshotWriter, planCommit, planTables, publishPlan, sweepTemporaryParts, writeRunManifest, type SnapshotWriter } from '../src/sink/index.js';
-import { tableNames } from '../schemas/tables.js';
-import { fingerprintFile, spoolStream, type ListFingerprint } from '../src/sources/fingerprint.js';
-import { RunLock, type RunLockOptions } from '../src/store/run-lock.js';
+import { Fetcher, resolveFetchConfig } from '../src/fetch/index.js';
+import { openSnapshotWriter, sweepTemporaryParts, type SnapshotWriter } from '../src/sink/index.js';
+import { fingerprintFile } from '../src/sources/fingerprint.js';
+import { RunLock } from '../src/store/run-lock.js';
 import { readAppList, type AppListStats } from '../src/sources/apps.js';
 import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
 import { openLineBatches } from '../src/sources/line-reader.js';
@@ -23,7 +19,7 @@ import { productToken, version } from '../src/version.js';
 import { crawlAdsFile } from './ads-file-job.js';
 import { AppRegistry, crawlApp, developerHost, emitAppTarget, finishApp, readListing } from './app-job.js';
 import { PendingApps } from './pending-apps.js';
-import { readShardReports, writeShardReport, type ShardReport, type Stage } from './shard-exchange.js';
+import { readShardReports, type Stage } from './shard-exchange.js';
 import { RowEmitter, type CrawlContext, type Incremental } from './context.js';
 import { PreviousLookup } from './previous-lookup.js';
 import { crawlDomain } from './domain-job.js';
@@ -33,121 +29,13 @@ import { deriveRunId, RunJournal, type Phase, type RunState, type WorkPhase } fr
 import { robotsFor } from './robots-job.js';
 import { RunStats } from './run-stats.js';
 import { crawlSellers } from './sellers-job.js';
+import { EmptyListError, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
+import { alreadyComplete, checkSameInputs, readInputs, type RunInputs } from './run-inputs.js';
+import { compactAndCommit, finishCommit } from './run-commit.js';
 
-export interface CrawlOptions {
-  /** Domain list (path or '-'), or null. */
-  domains: string | null;
-  /** App list (path or '-'), or null. */
-  apps?: string | null;
-  outDir: string;
-  /** YYYY-MM-DD, UTC. @default today */
-  snapshotDate?: string;
-  /** @default derived from the arguments, so that the same arguments resume the same run */
-  runId?: string;
-  limit?: number;
-  zipEntry?: string;
-  /** Subjects crawled at once. @default 64 */
-  concurrency?: number;
-  fetch?: FetchOptions;
-  verdictAgents?: readonly string[];
-  verdictPaths?: readonly string[];
-  /** @default 'store' */
-  obeyRobots?: 'store' | 'all';
-  /** Fetch the sellers.json of every ad system named. @default true */
-  sellers?: boolean;
-  signal?: AbortSignal;
-  /**
-   * Rows per Parquet row group (each table buffers up to one row group before encoding it, so
-   * this sets the writer's memory: 16384 peaked ~45 MB higher than 8192 in a 10k-domain crawl,
-   * and 4096 no lower; README Performance). @default 8192
-   */
-  rowGroupRows?: number;
-  /** Seconds between checkpoints (a resumed run redoes at most this much work); 0 = none. @default 300 */
-  checkpointSeconds?: number;
-  /** Counters of the run; the CLI turns them into a progress display or JSON lines. */
-  stats?: RunStats;
-  /** This machine's part of a sharded snapshot (`--shard K/N`). @default null (the whole crawl) */
-  shard?: Shard | null;
-  /** Stage of a sharded snapshot: 'targets', then 'referrals', then 'sellers', each run by every shard. @default 'targets' */
-  stage?: Stage;
-  /**
-   * The earlier snapshot an incremental run builds on: a snapshot root (its latest snapshot date
-   * before this one is used), 'auto' (the latest earlier date under `outDir`), or null (none).
-   * @default 'auto'
-   */
-  previous?: string | 'auto' | null;
-  /**
-   * Reuse earlier copies that are still fresh without a request (ads.txt 1.1 §3.6, RFC 9309
-   * §2.4 lifetimes). By default every file is asked for every night, conditionally where the
-   * earlier snapshot has validators, so that a snapshot says what each site served that day.
-   * @default false
-   */
-  reuseFresh?: boolean;
-  /** Keep fetched bodies content-addressed under DIR/_bodies (what the next run and `reparse` reuse). @default true */
-  keepBodies?: boolean;
-  /** "Now" for freshness decisions (tests and benchmarks simulate the next night). @default the current time */
-  now?: Date;
-  /** Discard an earlier attempt's checkpoint and staged parts and start the run over. @default false */
-  restart?: boolean;
-  /** Commit a snapshot even when a list has no accepted entry. @default false (exit 1, nothing committed) */
-  allowEmpty?: boolean;
-  /** The run lock's heartbeat and staleness (tests). */
-  lock?: RunLockOptions;
-  /**
-   * Rewrite each table's parts into one part sorted by its lookup key before the commit (the
-   * reader's layout; src/sink/compact.ts). @default true
-   */
-  compact?: boolean;
-}
-
-export interface CrawlResult {
-  runId: string;
-  snapshotDate: string;
-  manifestPath: string;
-  stats: RunStats;
-  list: ListStats | null;
-  tables: Record<string, { rows: number; parts: string[] }>;
-  /** The run had been completed before: nothing was crawled again. */
-  alreadyComplete: boolean;
-  /** This attempt went on from an earlier attempt's checkpoint. */
-  resumed: boolean;
-}
-
-/** Upper bounds of the numeric options (a typo must not become 10 million sockets). */
-export const CRAWL_LIMITS = { concurrency: 4096, checkpointSeconds: 86_400 } as const;
-
-/** The input is not the one this run was started with (or committed from). */
-export class RunInputChangedError extends Error {
-  readonly code = 'RUN_INPUT_CHANGED';
-}
-
-/** A list with no accepted entry: nothing is committed (unless `allowEmpty`). */
-export class EmptyListError extends Error {
-  readonly code = 'LIST_EMPTY';
-}
-
-/**
- * Checks every option before anything touches the disk (a run id like `../x` must never reach
- * a path). Throws TypeError naming the option.
- */
-export function validateCrawlOptions(o: CrawlOptions): void {
-  if (!o.domains && !o.apps) throw new TypeError('give a domain list and/or an app list');
-  if (typeof o.outDir !== 'string' || o.outDir === '') throw new TypeError('outDir must be a non-empty path');
-  if (o.runId !== undefined && !RUN_ID.test(o.runId)) throw new TypeError(`run id must be 1–80 letters, digits, '-' or '_' (a plain name, not a path), got ${JSON.stringify(o.runId)}`);
-  if (o.snapshotDate !== undefined && !isCalendarDate(o.snapshotDate)) throw new TypeError(`snapshot date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(o.snapshotDate)}`);
-  if ((o.domains === '-' || o.apps === '-') && o.runId === undefined) throw new TypeError('a list read from stdin needs a run id (--run-id NAME): the run cannot be recognised by its list path');
-  if (o.domains === '-' && o.apps === '-') throw new TypeError('only one list can be read from stdin');
-  const int = (name: string, v: number | undefined, min: number, max: number) => {
-    if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new TypeError(`${name} must be an integer from ${min} to ${max}, got ${v}`);
-  };
-  int('concurrency', o.concurrency, 1, CRAWL_LIMITS.concurrency);
-  int('checkpointSeconds', o.checkpointSeconds, 0, CRAWL_LIMITS.checkpointSeconds);
-  int('limit', o.limit, 0, Number.MAX_SAFE_INTEGER);
-  int('rowGroupRows', o.rowGroupRows, 1, 1 << 24);
-  if (o.now !== undefined && Number.isNaN(o.now.getTime())) throw new TypeError('now must be a valid time');
-}
-
-const RUN_ID = /^[A-Za-z0-9_-]{1,80}$/;
+export type { CrawlOptions, CrawlResult } from './crawl-options.js';
+export { CRAWL_LIMITS, EmptyListError, validateCrawlOptions } from './crawl-options.js';
+export { RunInputChangedError } from './run-inputs.js';
 
 export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   validateCrawlOptions(options);
@@ -194,68 +82,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   } finally {
     await lock.release();
   }
-}
-
-interface RunInputs {
-  /** What the readers open: the list's path, or the copy of stdin. */
-  domains: string | null;
-  apps: string | null;
-  fingerprints: RunState['inputs'];
-}
-
-/** The lists as this attempt reads them; stdin is copied into the run's staging folder first. */
-async function readInputs(o: CrawlOptions, stagingDir: string, files: { domains: ListFingerprint | null; apps: ListFingerprint | null }): Promise<RunInputs> {
-  const one = async (input: string | null | undefined, name: string, fp: ListFingerprint | null) => {
-    if (!input) return { path: null, fp: null };
-    if (input !== '-') return { path: input, fp: { ...fp!, complete: true } };
-    const spool = path.join(stagingDir, `${name}.stdin`);
-    return { path: spool, fp: { ...(await spoolStream(process.stdin, spool)), complete: true } };
-  };
-  const d = await one(o.domains, 'domains', files.domains);
-  const a = await one(o.apps, 'apps', files.apps);
-  return { domains: d.path, apps: a.path, fingerprints: { domains: d.fp, apps: a.fp } };
-}
-
-function checkSameInputs(saved: RunState, now: RunState['inputs']): void {
-  for (const kind of ['domains', 'apps'] as const) {
-    const was = saved.inputs[kind];
-    const is = now[kind];
-    if ((was === null) !== (is === null) || (was && is && (was.sha256 !== is.sha256 || was.bytes !== is.bytes))) {
-      throw new RunInputChangedError(
-        `the ${kind} list is not the one run ${saved.runId} started with (sha256 ${was?.sha256.slice(0, 16) ?? 'none'}…, ${was?.bytes ?? 0} bytes; now ${is?.sha256.slice(0, 16) ?? 'none'}…, ${is?.bytes ?? 0} bytes). ` +
-          `A resume must read the same list: restore it, or run with --restart to discard the earlier attempt's work and crawl this list from the start.`,
-      );
-    }
-  }
-}
-
-/** The run committed before: nothing to do, if it was committed from these very lists. */
-async function alreadyComplete(o: CrawlOptions, runId: string, snapshotDate: string, manifestFile: string, stats: RunStats, files: { domains: ListFingerprint | null; apps: ListFingerprint | null }): Promise<CrawlResult> {
-  const m = JSON.parse(readFileSync(manifestFile, 'utf8')) as { list?: ListStats; tables?: CrawlResult['tables']; input_fingerprints?: RunState['inputs'] };
-  for (const kind of ['domains', 'apps'] as const) {
-    const input = kind === 'domains' ? o.domains : o.apps;
-    const recorded = m.input_fingerprints?.[kind];
-    if (!input || !recorded) continue;
-    const now = input === '-' ? await hashStream(process.stdin) : files[kind]!;
-    if (now.sha256 !== recorded.sha256) {
-      throw new RunInputChangedError(
-        `run ${runId} of ${snapshotDate} was committed from another ${kind} list (sha256 ${recorded.sha256.slice(0, 16)}…; this one is ${now.sha256.slice(0, 16)}…). ` +
-          `Give this list a run of its own (--run-id NAME), or remove ${manifestFile} and the parts it lists to crawl it again.`,
-      );
-    }
-  }
-  stats.phase = 'done';
-  return { runId, snapshotDate, manifestPath: manifestFile, stats, list: m.list ?? null, tables: m.tables ?? {}, alreadyComplete: true, resumed: false };
-}
-
-async function hashStream(input: AsyncIterable<Uint8Array>): Promise<ListFingerprint> {
-  const h = createHash('sha256');
-  let bytes = 0;
-  for await (const c of input) {
-    h.update(c);
-    bytes += c.length;
-  }
-  return { sha256: h.digest('hex'), bytes };
 }
 
 interface RunSetup {
@@ -517,80 +343,6 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   }
 }
 
-/**
- * Step 1 of the commit: the staged parts are rewritten into the reader's layout (one sorted part
- * per table, src/sink/compact.ts), then the plan is saved (phase 'commit'). Redone from the
- * sealed parts after a kill: their list is what phase 'compact' saved.
- */
-async function compactAndCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: RunState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
-  const manifest = state.manifest as { run_id: string; snapshot_date: string };
-  await commitPause()('sealed');
-  const t0 = performance.now();
-  // The commit's own memory (DuckDB's sort is native memory): sampled, as the run's peak hides it.
-  let peakRss = process.memoryUsage.rss();
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
-  let parts: StagedPart[];
-  try {
-    parts = options.compact === false ? state.staged : await compactStaged(state.staged, { stagingDir: journal.dir, runId: manifest.run_id, snapshotDate: manifest.snapshot_date });
-  } finally {
-    clearInterval(sampler);
-  }
-  state.manifest = { ...state.manifest, commit_compact_s: Math.round(performance.now() - t0) / 1000, commit_peak_rss_mb: Math.round(peakRss / 2 ** 20) };
-  state.staged = parts;
-  state.commit = await planCommit(options.outDir, manifest.snapshot_date, parts);
-  state.phase = 'commit';
-  await lock.assertHeld();
-  await journal.save(state);
-  return finishCommit(options, journal, lock, state, stats, resumed);
-}
-
-/**
- * Steps 2–4 of the commit (src/sink/commit.ts): publish the planned parts, write the manifest,
- * remove the staging folder. Each can be redone: a resumed run in phase 'commit' starts here.
- */
-async function finishCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: RunState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
-  const plan = state.commit!;
-  const pause = commitPause();
-  await pause('planned');
-  await publishPlan(options.outDir, journal.dir, plan, async () => {
-    await lock.assertHeld();
-    await journal.save(state);
-  }, { afterLink: () => pause('linked') });
-  const tables = planTables(plan, tableNames);
-  const manifest = state.manifest as Record<string, unknown> & { run_id: string; snapshot_date: string; list: ListStats | null };
-  stats.phase = 'done';
-  await lock.assertHeld();
-  const manifestPath = await writeRunManifest(options.outDir, manifest.run_id, {
-    ...manifest,
-    attempts: state.attempt,
-    counts: stats.snapshot(),
-    resources: resourceFigures(),
-    tables,
-    finished_at: new Date().toISOString(),
-  });
-  await pause('manifest');
-  const sr = state.shardReport as { stage: Stage; report: ShardReport } | null;
-  if (sr && options.shard) await writeShardReport(options.outDir, manifest.snapshot_date, options.shard, sr.stage, sr.report);
-  await journal.remove();
-  return { runId: manifest.run_id, snapshotDate: manifest.snapshot_date, manifestPath, stats, list: manifest.list ?? null, tables, alreadyComplete: false, resumed };
-}
-
-/**
- * Kill-during-commit drills: `ADSNAP_COMMIT_STEP_DELAY_MS` pauses after each step of the commit
- * (`planned`: the plan saved; `linked`: each part linked; `manifest`: the manifest written), or
- * only after those named in `ADSNAP_COMMIT_PAUSE_STEPS` (comma-separated), and says so on
- * stderr, so a test can SIGKILL the process at each of them.
- */
-function commitPause(): (step: string) => Promise<void> {
-  const ms = Number(process.env.ADSNAP_COMMIT_STEP_DELAY_MS ?? 0);
-  if (!(ms > 0)) return async () => {};
-  const only = process.env.ADSNAP_COMMIT_PAUSE_STEPS?.split(',').map((x) => x.trim());
-  return async (step) => {
-    process.stderr.write(`adsnap crawl: commit step ${step}\n`);
-    if (!only || only.includes(step)) await new Promise((r) => setTimeout(r, ms));
-  };
-}
-
 function none(): DoneSet {
   return { prefix: 0, extra: [] };
 }
@@ -599,11 +351,6 @@ function doneCount(d: DoneSet, total: number): number {
   return Math.min(total, d.prefix) + d.extra.filter((i) => i < total).length;
 }
 
-function isCalendarDate(s: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
-}
-
-/** Opens the earlier snapshot this run builds on, if there is one (issue 7: incremental snapshots). */
 async function openIncremental(o: CrawlOptions, snapshotDate: string): Promise<Incremental | null> {
   const choice = o.previous === undefined ? 'auto' : o.previous;
   if (choice === null) return null;
@@ -659,12 +406,6 @@ async function estimateTotal(input: string, limit: number | undefined, shard: Sh
   } catch {
     return null;
   }
-}
-
-/** CPU and peak memory of this process (worker threads included): the figures capacity planning needs. */
-function resourceFigures() {
-  const ru = process.resourceUsage();
-  return { cpu_user_s: ru.userCPUTime / 1e6, cpu_system_s: ru.systemCPUTime / 1e6, max_rss_mb: Math.round(ru.maxRSS / 1024) };
 }
 
 function throwIfAborted(signal: AbortSignal): void {

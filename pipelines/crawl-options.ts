@@ -1,0 +1,123 @@
+import type { FetchOptions } from '../src/fetch/index.js';
+import type { ListStats } from '../src/sources/domain-list.js';
+import type { Shard } from '../src/util/shard.js';
+import type { RunLockOptions } from '../src/store/run-lock.js';
+import type { RunStats } from './run-stats.js';
+import type { Stage } from './shard-exchange.js';
+
+export interface CrawlOptions {
+  /** Domain list (path or '-'), or null. */
+  domains: string | null;
+  /** App list (path or '-'), or null. */
+  apps?: string | null;
+  outDir: string;
+  /** YYYY-MM-DD, UTC. @default today */
+  snapshotDate?: string;
+  /** @default derived from the arguments, so that the same arguments resume the same run */
+  runId?: string;
+  limit?: number;
+  zipEntry?: string;
+  /** Subjects crawled at once. @default 64 */
+  concurrency?: number;
+  fetch?: FetchOptions;
+  verdictAgents?: readonly string[];
+  verdictPaths?: readonly string[];
+  /** @default 'store' */
+  obeyRobots?: 'store' | 'all';
+  /** Fetch the sellers.json of every ad system named. @default true */
+  sellers?: boolean;
+  signal?: AbortSignal;
+  /**
+   * Rows per Parquet row group (each table buffers up to one row group before encoding it, so
+   * this sets the writer's memory: 16384 peaked ~45 MB higher than 8192 in a 10k-domain crawl,
+   * and 4096 no lower; README Performance). @default 8192
+   */
+  rowGroupRows?: number;
+  /** Seconds between checkpoints (a resumed run redoes at most this much work); 0 = none. @default 300 */
+  checkpointSeconds?: number;
+  /** Counters of the run; the CLI turns them into a progress display or JSON lines. */
+  stats?: RunStats;
+  /** This machine's part of a sharded snapshot (`--shard K/N`). @default null (the whole crawl) */
+  shard?: Shard | null;
+  /** Stage of a sharded snapshot: 'targets', then 'referrals', then 'sellers', each run by every shard. @default 'targets' */
+  stage?: Stage;
+  /**
+   * The earlier snapshot an incremental run builds on: a snapshot root (its latest snapshot date
+   * before this one is used), 'auto' (the latest earlier date under `outDir`), or null (none).
+   * @default 'auto'
+   */
+  previous?: string | 'auto' | null;
+  /**
+   * Reuse earlier copies that are still fresh without a request (ads.txt 1.1 §3.6, RFC 9309
+   * §2.4 lifetimes). By default every file is asked for every night, conditionally where the
+   * earlier snapshot has validators, so that a snapshot says what each site served that day.
+   * @default false
+   */
+  reuseFresh?: boolean;
+  /** Keep fetched bodies content-addressed under DIR/_bodies (what the next run and `reparse` reuse). @default true */
+  keepBodies?: boolean;
+  /** "Now" for freshness decisions (tests and benchmarks simulate the next night). @default the current time */
+  now?: Date;
+  /** Discard an earlier attempt's checkpoint and staged parts and start the run over. @default false */
+  restart?: boolean;
+  /** Commit a snapshot even when a list has no accepted entry. @default false (exit 1, nothing committed) */
+  allowEmpty?: boolean;
+  /** The run lock's heartbeat and staleness (tests). */
+  lock?: RunLockOptions;
+  /**
+   * Rewrite each table's parts into one part sorted by its lookup key before the commit (the
+   * reader's layout; src/sink/compact.ts). @default true
+   */
+  compact?: boolean;
+}
+
+export interface CrawlResult {
+  runId: string;
+  snapshotDate: string;
+  manifestPath: string;
+  stats: RunStats;
+  list: ListStats | null;
+  tables: Record<string, { rows: number; parts: string[] }>;
+  /** The run had been completed before: nothing was crawled again. */
+  alreadyComplete: boolean;
+  /** This attempt went on from an earlier attempt's checkpoint. */
+  resumed: boolean;
+}
+
+/** Upper bounds of the numeric options (a typo must not become 10 million sockets). */
+export const CRAWL_LIMITS = { concurrency: 4096, checkpointSeconds: 86_400 } as const;
+
+/**
+ * Checks every option before anything touches the disk (a run id like `../x` must never reach
+ * a path). Throws TypeError naming the option.
+ */
+export function validateCrawlOptions(o: CrawlOptions): void {
+  if (!o.domains && !o.apps) throw new TypeError('give a domain list and/or an app list');
+  if (typeof o.outDir !== 'string' || o.outDir === '') throw new TypeError('outDir must be a non-empty path');
+  if (o.runId !== undefined && !RUN_ID.test(o.runId)) throw new TypeError(`run id must be 1–80 letters, digits, '-' or '_' (a plain name, not a path), got ${JSON.stringify(o.runId)}`);
+  if (o.snapshotDate !== undefined && !isCalendarDate(o.snapshotDate)) throw new TypeError(`snapshot date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(o.snapshotDate)}`);
+  if ((o.domains === '-' || o.apps === '-') && o.runId === undefined) throw new TypeError('a list read from stdin needs a run id (--run-id NAME): the run cannot be recognised by its list path');
+  if (o.domains === '-' && o.apps === '-') throw new TypeError('only one list can be read from stdin');
+  const int = (name: string, v: number | undefined, min: number, max: number) => {
+    if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new TypeError(`${name} must be an integer from ${min} to ${max}, got ${v}`);
+  };
+  int('concurrency', o.concurrency, 1, CRAWL_LIMITS.concurrency);
+  int('checkpointSeconds', o.checkpointSeconds, 0, CRAWL_LIMITS.checkpointSeconds);
+  int('limit', o.limit, 0, Number.MAX_SAFE_INTEGER);
+  int('rowGroupRows', o.rowGroupRows, 1, 1 << 24);
+  if (o.now !== undefined && Number.isNaN(o.now.getTime())) throw new TypeError('now must be a valid time');
+}
+
+const RUN_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+export function isCalendarDate(s: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
+}
+
+/** Opens the earlier snapshot this run builds on, if there is one (issue 7: incremental snapshots). */
+
+/** A list with no accepted entry: nothing is committed (unless `allowEmpty`). */
+export class EmptyListError extends Error {
+  readonly code = 'LIST_EMPTY';
+}
+

@@ -1,0 +1,96 @@
+/**
+ * The commit of a crawl, after its work: compaction into the reader's layout, the plan, the
+ * publishing, the manifest, the staging folder's removal; each step redoable from the run's
+ * checkpoint (src/sink/commit.ts; docs/design.md, "The commit").
+ */
+import { performance } from 'node:perf_hooks';
+import { tableNames } from '../schemas/tables.js';
+import { compactStaged } from '../src/sink/compact.js';
+import { planCommit, planTables, publishPlan, writeRunManifest, type StagedPart } from '../src/sink/index.js';
+import type { ListStats } from '../src/sources/domain-list.js';
+import type { RunLock } from '../src/store/run-lock.js';
+import type { CrawlOptions, CrawlResult } from './crawl-options.js';
+import type { RunJournal, RunState } from './run-journal.js';
+import type { RunStats } from './run-stats.js';
+import { writeShardReport, type ShardReport, type Stage } from './shard-exchange.js';
+
+/**
+ * Step 1 of the commit: the staged parts are rewritten into the reader's layout (one sorted part
+ * per table, src/sink/compact.ts), then the plan is saved (phase 'commit'). Redone from the
+ * sealed parts after a kill: their list is what phase 'compact' saved.
+ */
+export async function compactAndCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: RunState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
+  const manifest = state.manifest as { run_id: string; snapshot_date: string };
+  await commitPause()('sealed');
+  const t0 = performance.now();
+  // The commit's own memory (DuckDB's sort is native memory): sampled, as the run's peak hides it.
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
+  let parts: StagedPart[];
+  try {
+    parts = options.compact === false ? state.staged : await compactStaged(state.staged, { stagingDir: journal.dir, runId: manifest.run_id, snapshotDate: manifest.snapshot_date });
+  } finally {
+    clearInterval(sampler);
+  }
+  state.manifest = { ...state.manifest, commit_compact_s: Math.round(performance.now() - t0) / 1000, commit_peak_rss_mb: Math.round(peakRss / 2 ** 20) };
+  state.staged = parts;
+  state.commit = await planCommit(options.outDir, manifest.snapshot_date, parts);
+  state.phase = 'commit';
+  await lock.assertHeld();
+  await journal.save(state);
+  return finishCommit(options, journal, lock, state, stats, resumed);
+}
+
+/**
+ * Steps 2–4 of the commit (src/sink/commit.ts): publish the planned parts, write the manifest,
+ * remove the staging folder. Each can be redone: a resumed run in phase 'commit' starts here.
+ */
+export async function finishCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: RunState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
+  const plan = state.commit!;
+  const pause = commitPause();
+  await pause('planned');
+  await publishPlan(options.outDir, journal.dir, plan, async () => {
+    await lock.assertHeld();
+    await journal.save(state);
+  }, { afterLink: () => pause('linked') });
+  const tables = planTables(plan, tableNames);
+  const manifest = state.manifest as Record<string, unknown> & { run_id: string; snapshot_date: string; list: ListStats | null };
+  stats.phase = 'done';
+  await lock.assertHeld();
+  const manifestPath = await writeRunManifest(options.outDir, manifest.run_id, {
+    ...manifest,
+    attempts: state.attempt,
+    counts: stats.snapshot(),
+    resources: resourceFigures(),
+    tables,
+    finished_at: new Date().toISOString(),
+  });
+  await pause('manifest');
+  const sr = state.shardReport as { stage: Stage; report: ShardReport } | null;
+  if (sr && options.shard) await writeShardReport(options.outDir, manifest.snapshot_date, options.shard, sr.stage, sr.report);
+  await journal.remove();
+  return { runId: manifest.run_id, snapshotDate: manifest.snapshot_date, manifestPath, stats, list: manifest.list ?? null, tables, alreadyComplete: false, resumed };
+}
+
+/**
+ * Kill-during-commit drills: `ADSNAP_COMMIT_STEP_DELAY_MS` pauses after each step of the commit
+ * (`planned`: the plan saved; `linked`: each part linked; `manifest`: the manifest written), or
+ * only after those named in `ADSNAP_COMMIT_PAUSE_STEPS` (comma-separated), and says so on
+ * stderr, so a test can SIGKILL the process at each of them.
+ */
+export function commitPause(): (step: string) => Promise<void> {
+  const ms = Number(process.env.ADSNAP_COMMIT_STEP_DELAY_MS ?? 0);
+  if (!(ms > 0)) return async () => {};
+  const only = process.env.ADSNAP_COMMIT_PAUSE_STEPS?.split(',').map((x) => x.trim());
+  return async (step) => {
+    process.stderr.write(`adsnap crawl: commit step ${step}\n`);
+    if (!only || only.includes(step)) await new Promise((r) => setTimeout(r, ms));
+  };
+}
+
+/** CPU and peak memory of this process (worker threads included): the figures capacity planning needs. */
+function resourceFigures() {
+  const ru = process.resourceUsage();
+  return { cpu_user_s: ru.userCPUTime / 1e6, cpu_system_s: ru.systemCPUTime / 1e6, max_rss_mb: Math.round(ru.maxRSS / 1024) };
+}
+
