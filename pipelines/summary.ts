@@ -1,19 +1,46 @@
+import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import { tables, type ColumnType, type TableName } from '../schemas/tables.js';
 import { packageRoot } from '../src/util/package-root.js';
 
 /**
- * Opens DuckDB on a snapshot directory with the shipped views (sql/views.sql) loaded — the same
- * starting point an analyst has — and returns the connection.
+ * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
+ * (sql/views.sql) loaded — the same starting point an analyst has — and returns the connection.
+ *
+ * Every root must hold at least one complete run (a manifest in ROOT/_runs), else this throws an
+ * Error naming the root. A table with no parts in a root (a root written by an adsnap version
+ * before that table existed) is read from the other roots only, or is an empty view with the
+ * table's columns when no root has it, so that the derived views still work.
  */
-export async function openSnapshotDb(outDir: string) {
+export async function openSnapshotDb(roots: string | readonly string[]) {
+  const list = typeof roots === 'string' ? [roots] : [...roots];
+  if (list.length === 0) throw new Error('no snapshot root given');
+  for (const root of list) assertSnapshotRoot(root);
   const instance = await DuckDBInstance.create(':memory:');
   const db = await instance.connect();
-  await db.run(`SET VARIABLE adsnap_root = '${outDir.replace(/'/g, "''")}'`);
-  const views = await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8');
-  for (const stmt of splitSql(views)) await db.run(stmt);
+  try {
+    if (typeof roots === 'string') await db.run('SET VARIABLE adsnap_root = $1', [roots], [VARCHAR]);
+    else await db.run('SET VARIABLE adsnap_roots = $1', [listValue(list)], [LIST(VARCHAR)]);
+    const views = await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8');
+    for (const stmt of splitSql(views)) {
+      try {
+        await db.run(stmt);
+      } catch (err) {
+        const replacement = await viewForMissingParts(db, list, stmt, err);
+        if (replacement === null) throw err;
+        await db.run(replacement);
+      }
+    }
+  } catch (err) {
+    db.closeSync();
+    instance.closeSync();
+    throw err;
+  }
   return {
+    /** The DuckDB connection, for callers that want typed results or streaming. */
+    connection: db,
     async rows(sql: string): Promise<Record<string, unknown>[]> {
       const reader = await db.runAndReadAll(sql);
       // Counts come back as BIGINT; summaries want plain numbers.
@@ -26,6 +53,64 @@ export async function openSnapshotDb(outDir: string) {
       instance.closeSync();
     },
   };
+}
+
+/** A SQL string literal: the text in single quotes, each single quote doubled. */
+export function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** Throws unless ROOT holds at least one run manifest (ROOT/_runs/*.json): a complete run. */
+function assertSnapshotRoot(root: string): void {
+  let manifests: string[] = [];
+  try {
+    manifests = readdirSync(path.join(root, '_runs')).filter((f) => f.endsWith('.json'));
+  } catch {
+    // No _runs folder (or no root at all): said below.
+  }
+  if (manifests.length > 0) return;
+  let why = '';
+  try {
+    if (!statSync(root).isDirectory()) why = ': not a directory';
+  } catch {
+    why = ': no such directory';
+  }
+  throw new Error(`no complete snapshot under ${root} (no run manifest in ${path.join(root, '_runs')})${why}`);
+}
+
+const DUCKDB_TYPES: Record<ColumnType, string> = {
+  string: 'VARCHAR',
+  int32: 'INTEGER',
+  int64: 'BIGINT',
+  bool: 'BOOLEAN',
+  double: 'DOUBLE',
+  timestamp: 'TIMESTAMPTZ',
+  'string[]': 'VARCHAR[]',
+};
+
+/**
+ * When a table view of views.sql fails because some root has no parts for that table (DuckDB:
+ * "No files found"), the view to create instead: the same statement over the roots that have
+ * parts, or an empty view with the table's columns (schemas/tables.ts) and `snapshot_date` when
+ * none has. Null for any other failure.
+ */
+async function viewForMissingParts(db: DuckDBConnection, roots: string[], stmt: string, err: unknown): Promise<string | null> {
+  if (!/No files found/i.test((err as Error)?.message ?? '')) return null;
+  const name = /^CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+("?)(\w+)\1\s+AS\b/i.exec(stmt)?.[2];
+  if (name === undefined || !Object.hasOwn(tables, name)) return null;
+  const withParts: string[] = [];
+  for (const root of roots) {
+    const pattern = `${root.replace(/\/+$/, '')}/${name}/*/*.parquet`;
+    const reader = await db.runAndReadAll(`SELECT count(*) AS n FROM glob(${sqlString(pattern)})`);
+    if (Number(reader.getRowsJS()[0]?.[0] ?? 0) > 0) withParts.push(root);
+  }
+  if (withParts.length === 0) {
+    const columns = tables[name as TableName].columns.map((c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS "${c.name}"`);
+    return `CREATE OR REPLACE VIEW ${name} AS SELECT ${[...columns, 'CAST(NULL AS DATE) AS snapshot_date'].join(', ')} WHERE false`;
+  }
+  if (withParts.length === roots.length || !stmt.includes('adsnap_roots()')) return null;
+  const literal = `list_transform([${withParts.map(sqlString).join(', ')}], r -> rtrim(r, '/'))`;
+  return stmt.replaceAll('adsnap_roots()', literal);
 }
 
 /** Splits a SQL script on statement-ending semicolons, dropping `--` comments. */

@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   simweb: () => import('./commands/simweb.js'),
   demo: () => import('./commands/demo.js'),
   reparse: () => import('./commands/reparse.js'),
+  sql: () => import('./commands/sql.js'),
 };
 
 async function help(): Promise<string> {
