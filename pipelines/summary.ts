@@ -15,7 +15,8 @@ import { packageRoot } from '../src/util/package-root.js';
  * table's columns when no root has it, so that the derived views still work.
  */
 export async function openSnapshotDb(roots: string | readonly string[]) {
-  const list = typeof roots === 'string' ? [roots] : [...roots];
+  // A root named twice (or by two spellings of one path) is read once: rows are never doubled.
+  const list = typeof roots === 'string' ? [roots] : [...new Map(roots.map((r) => [path.resolve(r), r])).values()];
   if (list.length === 0) throw new Error('no snapshot root given');
   for (const root of list) assertSnapshotRoot(root);
   const instance = await DuckDBInstance.create(':memory:');
