@@ -37,7 +37,7 @@ export interface CompactOptions {
   stagingDir: string;
   runId: string;
   snapshotDate: string;
-  /** DuckDB memory limit (it spills to the staging folder past it). @default '1GB' */
+  /** DuckDB memory limit (it spills to the staging folder past it; its RSS runs ~1.5× over it). @default '512MB' */
   memoryLimit?: string;
   /** @default 2 */
   threads?: number;
@@ -57,7 +57,7 @@ export async function compactStaged(staged: readonly StagedPart[], o: CompactOpt
   // Loaded here, not at module load: a crawl process needs DuckDB only for this step.
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
-    memory_limit: o.memoryLimit ?? process.env.ADSNAP_COMMIT_MEMORY ?? '1GB',
+    memory_limit: o.memoryLimit ?? process.env.ADSNAP_COMMIT_MEMORY ?? '512MB',
     threads: String(o.threads ?? 2),
     temp_directory: path.join(o.stagingDir, 'duckdb.tmp'),
     preserve_insertion_order: 'false',
