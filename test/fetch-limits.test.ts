@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { decodeBody } from '../src/fetch/body-reader.js';
 import { Fetcher, resolveFetchConfig, type FetchOptions } from '../src/fetch/index.js';
 import { noDns, readText, startLocalWeb, startSilentServer, type LocalWeb } from './helpers/local-server.js';
 import { createTestTls, type TestTls } from './helpers/tls.js';
@@ -84,6 +86,26 @@ describe('byte caps, per kind, counted after decompression', () => {
     expect((await f.fetch({ url: 'https://bad.example/corrupt', kind: 'ads.txt', subject: 'b' }, readText)).error).toBe('decode');
     const unknown = await f.fetch({ url: 'https://bad.example/unknown', kind: 'ads.txt', subject: 'b' }, readText);
     expect([unknown.status, unknown.error, unknown.body]).toEqual([200, 'decode', null]);
+  });
+
+  it('decodes two stacked codings; more than two is too_many_encodings, refused before any decoder is built', async () => {
+    const text = 'a.com, 1, DIRECT\n'.repeat(50);
+    web.route('https://stack.example/two', (_q, res) => void res.writeHead(200, { 'content-encoding': 'gzip, identity, gzip' }).end(gzipSync(gzipSync(text))));
+    web.route('https://stack.example/three', (_q, res) => void res.writeHead(200, { 'content-encoding': 'gzip, gzip, gzip' }).end(gzipSync(gzipSync(gzipSync(text)))));
+    // 16 KB of `br, `: thousands of codings in one header.
+    const flood = Array(4000).fill('br').join(', ');
+    web.route('https://stack.example/flood', (_q, res) => void res.writeHead(200, { 'content-encoding': flood }).end('x'));
+    const f = fetcher();
+    const two = await f.fetch({ url: 'https://stack.example/two', kind: 'ads.txt', subject: 's' }, readText);
+    expect([two.error, two.body]).toEqual([null, text]);
+    const three = await f.fetch({ url: 'https://stack.example/three', kind: 'ads.txt', subject: 's' }, readText);
+    expect([three.status, three.error, three.body]).toEqual([200, 'too_many_encodings', null]);
+    const flooded = await f.fetch({ url: 'https://stack.example/flood', kind: 'ads.txt', subject: 's' }, readText);
+    expect([flooded.status, flooded.error, flooded.body]).toEqual([200, 'too_many_encodings', null]);
+    // The check runs on the header alone: no stream is touched, so no decoder can have been built.
+    const raw = Readable.from([]);
+    expect(() => decodeBody(raw, flood)).toThrow(expect.objectContaining({ code: 'too_many_encodings' }));
+    expect(() => decodeBody(raw, 'br, compress')).toThrow(expect.objectContaining({ code: 'decode' }));
   });
 });
 

@@ -44,6 +44,8 @@ export const ACCEPT_ENCODING = 'gzip, deflate, br';
 const gzipOpts = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
 const brOpts = { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
 
+const KNOWN_CODINGS: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+
 function decoderFor(coding: string): NodeJS.ReadWriteStream | null {
   switch (coding) {
     case 'gzip':
@@ -59,23 +61,30 @@ function decoderFor(coding: string): NodeJS.ReadWriteStream | null {
 }
 
 /**
+ * Codings decoded at most. RFC 9110 §8.4 lets a server stack codings, but no real server stacks
+ * more than two, and each decoder costs memory (a Brotli decoder ~100 KB): a header of thousands
+ * of `br, br, …` must not build thousands of decoders.
+ */
+export const MAX_CONTENT_CODINGS = 2;
+
+/**
  * Wraps `raw` in the decoders its Content-Encoding names (RFC 9110 §8.4: listed in the order
- * applied, so decode in reverse). Throws FetchFailure('decode') for a coding we cannot decode.
+ * applied, so decode in reverse). Throws FetchFailure('decode') for a coding we cannot decode and
+ * FetchFailure('too_many_encodings') past MAX_CONTENT_CODINGS; both before any decoder is built.
  */
 export function decodeBody(raw: Readable, contentEncoding: string | string[] | undefined): Readable {
   const header = Array.isArray(contentEncoding) ? contentEncoding.join(',') : contentEncoding;
   if (!header) return raw;
-  const codings = header
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== '' && c !== 'identity');
-  if (codings.length === 0) return raw;
-  const decoders: NodeJS.ReadWriteStream[] = [];
-  for (const c of codings.reverse()) {
-    const d = decoderFor(c);
-    if (!d) throw new FetchFailure('decode', `unsupported Content-Encoding ${JSON.stringify(c)}`);
-    decoders.push(d);
+  const codings: string[] = [];
+  for (const part of header.split(',')) {
+    const c = part.trim().toLowerCase();
+    if (c === '' || c === 'identity') continue;
+    if (codings.length === MAX_CONTENT_CODINGS) throw new FetchFailure('too_many_encodings', `more than ${MAX_CONTENT_CODINGS} content codings in ${JSON.stringify(header.slice(0, 80))}…`);
+    if (!KNOWN_CODINGS.has(c)) throw new FetchFailure('decode', `unsupported Content-Encoding ${JSON.stringify(c.slice(0, 40))}`);
+    codings.push(c);
   }
+  if (codings.length === 0) return raw;
+  const decoders = codings.reverse().map((c) => decoderFor(c)!);
   // pipeline() propagates errors and destroys every stage when the last one is destroyed.
   return pipeline(raw, ...(decoders as [NodeJS.ReadWriteStream]), () => {}) as unknown as Readable;
 }

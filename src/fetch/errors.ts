@@ -11,6 +11,7 @@ export type FetchErrorCode =
   | 'reset' // connection closed or reset mid-exchange
   | 'protocol' // the answer was not valid HTTP/1.1
   | 'decode' // Content-Encoding could not be decoded
+  | 'too_many_encodings' // more than MAX_CONTENT_CODINGS codings stacked in Content-Encoding
   | 'too_large' // the body went past the kind's byte cap (the first bytes were kept)
   | 'redirect_loop' // a redirect pointed back to a URL already in the chain
   | 'redirect_limit' // more redirects than the kind allows
