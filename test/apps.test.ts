@@ -1,6 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRow, parseAppLines, readAppList, recognizeStoreUrl, type AppInput } from '../src/sources/apps.js';
@@ -65,6 +67,27 @@ describe('recognizeStoreUrl: store, key and canonical URL', () => {
 });
 
 describe('app lists', () => {
+  it('de-duplicates with a fixed-size hash per app: 20k apps with 10 KB keys keep no key alive', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const pad = 'x'.repeat(10_000);
+    async function* many() {
+      for (let i = 0; i < 20_000; i++) yield { line: `https://play.google.com/store/apps/details?id=com.app${pad}.n${i}`, lineNo: i + 1 };
+      yield { line: `https://play.google.com/store/apps/details?id=com.app${pad}.n7&hl=en`, lineNo: 20_001 }; // a duplicate
+    }
+    const { apps, stats } = parseAppLines(many());
+    const it = apps[Symbol.asyncIterator]();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    let n = 0;
+    for (let r = await it.next(); !r.done; r = await it.next()) n++;
+    gc();
+    const grownMiB = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+    expect([n, stats.accepted, stats.duplicates]).toEqual([20_000, 20_000, 1]);
+    // The keys alone are 200 MB; the hashes take a few hundred KB.
+    expect(grownMiB).toBeLessThan(16);
+  });
+
   it('plain text: one store URL per line; URL variants of one app are one app', async () => {
     const { apps, stats } = parseAppLines(
       linesOf(

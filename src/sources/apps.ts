@@ -5,6 +5,7 @@
  * (app-ads.txt 1.0 allows "APIs/file formats that provide a bulk transfer solution").
  * Apps are keyed by (store host, id) so URL variants of one app are one app.
  */
+import { CompactStringSet } from '../util/compact-string-set.js';
 import type { Row } from '../../schemas/tables.js';
 import { openLines, parseCsvLine, type InputLine } from './line-reader.js';
 import { recognizeStoreUrl, type StoreName } from './store-id.js';
@@ -99,7 +100,9 @@ export function parseAppLines(lines: AsyncIterable<InputLine>, options: AppListO
 
   async function* apps(): AsyncGenerator<AppInput> {
     if (limit <= 0) return;
-    const seen = new Set<string>();
+    // 8 bytes per app key (a 64-bit hash), whatever the key's length: 20k apps with 10 KB store
+    // URLs would otherwise keep 200 MB of keys (collision odds: compact-string-set.ts).
+    const seen = new CompactStringSet(1024);
     let columns: ColumnIndex | null = null;
     const malformed = (lineNo: number, text: string, reason: string) => {
       stats.malformed++;
@@ -135,11 +138,10 @@ export function parseAppLines(lines: AsyncIterable<InputLine>, options: AppListO
         malformed(lineNo, line, 'not an app store listing URL');
         continue;
       }
-      if (seen.has(rec.appKey)) {
+      if (!seen.add(rec.appKey)) {
         stats.duplicates++;
         continue;
       }
-      seen.add(rec.appKey);
       stats.accepted++;
       yield {
         store: rec.store,
