@@ -97,3 +97,28 @@ describeWithCorpus('real Google Play pages (corpus/stores)', () => {
     expect(r).toEqual({ developerUrl: null, participates: false, bundleId: null, storeId: null, source: null, hasAppstoreTags: false });
   });
 });
+
+describe('hostile store pages are read in linear time', () => {
+  const meta = '<meta name="appstore:developer_url" content="https://dev.example/">';
+  const page = (unit: string, bytes: number) => unit.repeat(Math.floor(bytes / unit.length)) + meta;
+  const time = (html: string) => {
+    const t = performance.now();
+    const r = parseStorePageHtml(html, 'google_play', {});
+    return { ms: performance.now() - t, url: r.developerUrl };
+  };
+
+  it('2.8 MB of unclosed nested tags parses within a small multiple of a flat page of the same size, and the tag after them is found', () => {
+    const flat = time(page('<p>x</p>', 2_800_000));
+    for (const unit of ['<div>', '<b><i>', '<span><div><a href="#">']) {
+      const nested = time(page(unit, 2_800_000));
+      expect(nested.url, unit).toBe('https://dev.example/');
+      // Quadratic parsing took minutes here; linear takes about what the flat page takes.
+      expect(nested.ms, unit).toBeLessThan(Math.max(20 * flat.ms, 1500));
+    }
+    expect(flat.url).toBe('https://dev.example/');
+  });
+
+  it('the meta tag after 100k nested tags is found', () => {
+    expect(time('<div>'.repeat(100_000) + meta).url).toBe('https://dev.example/');
+  });
+});

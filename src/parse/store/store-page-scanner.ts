@@ -10,6 +10,15 @@ import { linkCandidate, jsonLdDeveloperUrl } from './fallbacks.js';
  */
 
 const MAX_JSON_LD_CHARS = 1 << 20;
+/**
+ * Open elements kept. htmlparser2 keeps its open-element stack newest first and inserts with
+ * `unshift` (O(depth)), so a hostile page of unclosed nested tags parses in quadratic time
+ * (2.8 MB of `<div>`: minutes, starving the event loop). Only meta tags, JSON-LD scripts and links
+ * matter here, none of which depends on deep ancestry: past this depth the outermost open
+ * elements are forgotten (their closing tags then match nothing), which keeps parsing linear.
+ * test/store.test.ts fails if an htmlparser2 upgrade changes the stack this relies on.
+ */
+const MAX_OPEN_ELEMENTS = 256;
 const MAX_LINK_TEXT = 200;
 
 export class StorePageScanner {
@@ -51,6 +60,8 @@ export class StorePageScanner {
   }
 
   private onOpenTag(name: string, a: Record<string, string>): void {
+    const stack = (this.parser as unknown as { stack?: string[] }).stack;
+    if (stack && stack.length > MAX_OPEN_ELEMENTS) stack.length = MAX_OPEN_ELEMENTS;
     if (name === 'meta') {
       const key = (a.name ?? a.property ?? '').trim().toLowerCase();
       const content = a.content;
