@@ -42,7 +42,41 @@ describe('address guard', () => {
   it.each(['93.184.216.34', '1.1.1.1', '172.32.0.1', '8.8.8.8', '2606:4700::6810:85e5', '::ffff:1.1.1.1'])('allows %s', (a) => {
     expect(isBlockedAddress(a)).toBe(false);
   });
+
+  // Every way an IPv6 address can carry an IPv4 one: judged by the bytes, whatever the spelling.
+  const wrappers: [string, (v4: string) => string][] = [
+    ['IPv4-compatible ::a.b.c.d', (v) => `::${v}`],
+    ['IPv4-mapped, expanded', (v) => `0:0:0:0:0:ffff:${hex(v)}`],
+    ['IPv4-mapped, hex', (v) => `::ffff:${hex(v)}`],
+    ['IPv4-translated ::ffff:0:a.b.c.d', (v) => `::ffff:0:${v}`],
+    ['NAT64 64:ff9b::/96', (v) => `64:ff9b::${v}`],
+    ['NAT64 local-use 64:ff9b:1::/48 (/96 prefix)', (v) => `64:ff9b:1::${hex(v)}`],
+    ['NAT64 local-use /48 (RFC 6052 layout)', (v) => rfc6052at48(v)],
+    ['6to4 2002::/16', (v) => `2002:${hex(v)}::1`],
+    ['Teredo server', (v) => `2001:0:${hex(v)}:0:0:${hex('8.8.4.4', true)}`],
+    ['Teredo client (inverted)', (v) => `2001:0:${hex('8.8.4.4')}:0:0:${hex(v, true)}`],
+  ];
+  it.each(wrappers)('%s: refused around a refused IPv4, allowed around a public one', (_name, wrap) => {
+    for (const bad of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '192.168.1.1', '0.0.0.5']) expect(isBlockedAddress(wrap(bad)), wrap(bad)).toBe(true);
+    expect(isBlockedAddress(wrap('8.8.8.8')), wrap('8.8.8.8')).toBe(false);
+  });
+
+  it.each(['0x7f.1', '0x7f000001', '2130706433', '127.1', '0177.0.0.1', '017700000001', 'fe80::1%eth0', '::ffff:127.0.0.1%1', ' 127.0.0.1', '1.2.3.4.5', '', '[::1]'])('refuses %s (another spelling of a refused address, or not an address)', (a) => {
+    expect(isBlockedAddress(a)).toBe(true);
+  });
 });
+
+/** The IPv4 address as two 16-bit hex groups (inverted: Teredo's client field). */
+function hex(v4: string, invert = false): string {
+  const b = v4.split('.').map((x) => Number(x) ^ (invert ? 0xff : 0));
+  return `${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`;
+}
+
+/** RFC 6052 §2.2 for a /48 prefix: the address in bits 48–63 and 72–87 (bits 64–71 are zero). */
+function rfc6052at48(v4: string): string {
+  const b = v4.split('.').map(Number);
+  return `64:ff9b:1:${((b[0]! << 8) | b[1]!).toString(16)}:${b[2]!.toString(16)}:${(b[3]! << 8).toString(16)}::`;
+}
 
 describe('redirect policy (pure)', () => {
   const ads = () => startRedirects(redirectPolicies['ads.txt'], new URL('https://news.example.co.uk/ads.txt'));

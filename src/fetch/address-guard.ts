@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { BlockList } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * spec-decisions "Crawling as a good citizen, and safely": a listed domain can point its DNS
@@ -28,26 +29,53 @@ blocked.addSubnet('fe80::', 10, 'ipv6'); // link-local
 blocked.addSubnet('fec0::', 10, 'ipv6'); // deprecated site-local
 blocked.addSubnet('ff00::', 8, 'ipv6'); // multicast
 
-/** The IPv4 address embedded in an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::/96) IPv6 address. */
-function embeddedIpv4(v6: string): string | null {
-  const m = /^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(v6);
-  if (!m) return null;
-  if (m[1]) return m[1];
-  const hi = parseInt(m[2]!, 16);
-  const lo = parseInt(m[3]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/**
+ * The IPv4 addresses an IPv6 address carries, read from its 16 bytes (not its text, so every
+ * spelling — `::ffff:7f00:1`, `0:0:0:0:0:ffff:127.0.0.1`, `::127.0.0.1` — reads the same):
+ * - IPv4-compatible `::a.b.c.d` (RFC 4291 §2.5.5.1, deprecated; `::` and `::1` excepted),
+ *   IPv4-mapped `::ffff:a.b.c.d` (§2.5.5.2), IPv4-translated `::ffff:0:a.b.c.d` (RFC 2765);
+ * - NAT64: the well-known `64:ff9b::/96` (RFC 6052) and the local-use `64:ff9b:1::/48`
+ *   (RFC 8215), where the address may sit in the last 32 bits (a /96 prefix) or, for a /48
+ *   prefix, in bits 48–63 and 72–87 (RFC 6052 §2.2): both readings are checked;
+ * - 6to4 `2002::/16` (RFC 3056: bits 16–47);
+ * - Teredo `2001::/32` (RFC 4380: the server in bits 32–63, the client in the last 32 bits,
+ *   inverted).
+ * A translator or relay would carry a connection to any of them, so each must pass the guard.
+ */
+function embeddedIpv4(b: number[]): string[] {
+  const v4 = (i: number, j = i + 1, k = i + 2, l = i + 3, x = 0) => [b[i]! ^ x, b[j]! ^ x, b[k]! ^ x, b[l]! ^ x].join('.');
+  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  if (zero(0, 12) && !(zero(12, 15) && b[15]! <= 1)) return [v4(12)];
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return [v4(12)];
+  if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12)) return [v4(12)];
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
+    if (zero(4, 12)) return [v4(12)];
+    // Of the two readings, one is all zeros in practice (the part the other layout leaves unused).
+    if (b[4] === 0 && b[5] === 1) return [v4(12), v4(6, 7, 9, 10)].filter((a) => a !== '0.0.0.0');
+  }
+  if (b[0] === 0x20 && b[1] === 0x02) return [v4(2)];
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) return [v4(4), v4(12, 13, 14, 15, 0xff)];
+  return [];
 }
 
-/** True when connecting to `address` (an IP literal) must be refused; non-IPs are refused too. */
+/**
+ * True when connecting to `address` (an IP literal) must be refused; anything that is not an IP
+ * literal is refused too. Parsed by ipaddr.js, so IPv4 in any form inet_aton accepts (`0x7f.1`,
+ * `2130706433`, `127.1`, octal) is judged as the address it denotes, and an IPv6 zone id
+ * (`fe80::1%eth0`) does not hide the address.
+ */
 export function isBlockedAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    if (v4 !== null) return blocked.check(v4, 'ipv4');
-    return blocked.check(address, 'ipv6');
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address.trim());
+  } catch {
+    return true;
   }
-  return true;
+  if (parsed.kind() === 'ipv4') return blocked.check(parsed.toString(), 'ipv4');
+  const v6 = parsed as ipaddr.IPv6;
+  const bytes = v6.toByteArray();
+  if (embeddedIpv4(bytes).some((v4) => blocked.check(v4, 'ipv4'))) return true;
+  return blocked.check(ipaddr.fromByteArray(bytes).toNormalizedString(), 'ipv6');
 }
 
 /** The addresses of `addresses` that may be connected to, in order. */
