@@ -13,6 +13,7 @@ import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody } from './b
 import { RowEmitter } from './context.js';
 import { policyOf } from './robots-job.js';
 import { completedRuns } from '../src/store/run-manifests.js';
+import { isCalendarDate } from './crawl-options.js';
 import { openSnapshotDb } from './summary.js';
 
 /**
@@ -48,6 +49,7 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
   const db = await openSnapshotDb(o.source);
   try {
     const [latest] = await db.rows(`SELECT strftime(max(snapshot_date), '%Y-%m-%d') AS d FROM files`);
+    if (o.snapshotDate !== undefined && !isCalendarDate(o.snapshotDate)) throw new TypeError(`snapshot date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(o.snapshotDate)}`);
     const snapshotDate = o.snapshotDate ?? (latest?.d as string | null);
     if (!snapshotDate) throw new Error(`no snapshot in ${o.source}`);
     const runId = `reparse-${snapshotDate}-${randomUUID().slice(0, 8)}`;
@@ -62,7 +64,7 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
     let reparsed = 0;
     let withoutBody = 0;
     try {
-      const files = await db.rows(`SELECT * EXCLUDE (snapshot_date) FROM files WHERE snapshot_date = DATE '${snapshotDate}' ORDER BY file_kind, subject`);
+      const files = await db.rows(`SELECT * EXCLUDE (snapshot_date) FROM files WHERE snapshot_date = CAST($1 AS DATE) ORDER BY file_kind, subject`, [snapshotDate]);
       for (const f of files as unknown as Row<'files'>[]) {
         const stream = f.sha256 ? await bodies.open(f.sha256) : null;
         if (stream) reparsed++;
@@ -116,7 +118,8 @@ async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
       return Object.assign(row, { records: summary.sellers, errors: counts.errors, warnings: counts.warnings, ...sellersFileStatus({ parseStatus: summary.status, truncated }) });
     }
     // Too large to have been kept (over the body store's cap): its rows are copied as they were.
-    const q = (t: string) => db.rows(`SELECT * EXCLUDE (snapshot_date) FROM ${t} WHERE snapshot_date = DATE '${date}' AND ${t === 'sellers' ? 'ad_system_domain' : 'subject'} = '${f.subject.replace(/'/g, "''")}'${t === 'parse_issues' ? " AND file_kind = 'sellers.json'" : ''}`);
+    const q = (t: 'sellers' | 'parse_issues') =>
+      db.rows(`SELECT * EXCLUDE (snapshot_date) FROM ${t} WHERE snapshot_date = CAST($1 AS DATE) AND ${t === 'sellers' ? 'ad_system_domain' : "file_kind = 'sellers.json' AND subject"} = $2`, [date, f.subject]);
     for (const s of await q('sellers')) out.emit('sellers', s as unknown as Row<'sellers'>);
     for (const i of await q('parse_issues')) out.emit('parse_issues', i as unknown as Row<'parse_issues'>);
   }

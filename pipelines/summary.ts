@@ -42,8 +42,9 @@ export async function openSnapshotDb(roots: string | readonly string[]) {
   return {
     /** The DuckDB connection, for callers that want typed results or streaming. */
     connection: db,
-    async rows(sql: string): Promise<Record<string, unknown>[]> {
-      const reader = await db.runAndReadAll(sql);
+    /** `params`: values bound to `$1`, `$2`, … (never spliced into the SQL text). */
+    async rows(sql: string, params?: (string | number | boolean | null)[]): Promise<Record<string, unknown>[]> {
+      const reader = params ? await db.runAndReadAll(sql, params) : await db.runAndReadAll(sql);
       // Counts come back as BIGINT; summaries want plain numbers.
       return (reader.getRowObjectsJS() as Record<string, unknown>[]).map((r) =>
         Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])),

@@ -44,7 +44,14 @@ describe('adsnap reparse', () => {
   }, 120_000);
 
   it('refuses to overwrite its source and reports usage errors with exit 2', async () => {
-    expect((await runCli(['reparse', tmp, '--out', tmp])).code).toBe(1);
-    expect((await runCli(['reparse'])).code).toBe(2);
+    const same = await runCli(['reparse', tmp, '--out', tmp]);
+    expect([same.code, same.stderr]).toEqual([1, expect.stringContaining('reparse writes a rebuilt snapshot to another --out directory')]);
+    const none = await runCli(['reparse']);
+    expect(none.code).toBe(2);
+    // A date is a date: nothing of it reaches SQL as text.
+    for (const bad of ["2026-01-01' OR 1=1 --", '2026-02-30', 'yesterday']) {
+      const r = await runCli(['reparse', tmp, '--out', path.join(tmp, 'never'), '--snapshot-date', bad]);
+      expect([r.code, r.stderr], bad).toEqual([2, expect.stringContaining('--snapshot-date must be a calendar date YYYY-MM-DD')]);
+    }
   });
 });

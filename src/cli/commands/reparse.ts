@@ -1,3 +1,4 @@
+import { isCalendarDate } from '../../../pipelines/crawl-options.js';
 import { reparse } from '../../../pipelines/reparse.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../main.js';
@@ -18,6 +19,8 @@ export const command: Command = {
     const { values, positionals } = parseCommandArgs(argv, { out: { type: 'string' }, 'snapshot-date': { type: 'string' } });
     if (positionals.length !== 1) throw new UsageError('give one SNAPSHOT_DIR');
     if (!values.out) throw new UsageError('--out DIR is required');
+    const date = values['snapshot-date'];
+    if (date !== undefined && !isCalendarDate(date)) throw new UsageError(`--snapshot-date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(date)}`);
     const r = await reparse({ source: positionals[0]!, outDir: values.out, snapshotDate: values['snapshot-date'] });
     const lines = [`reparsed snapshot ${r.snapshotDate}: ${r.reparsed} files parsed again from kept bodies, ${r.withoutBody} without a body (copied)`];
     for (const [t, x] of Object.entries(r.tables)) lines.push(`  ${t.padEnd(16)} ${x.rows} rows`);
