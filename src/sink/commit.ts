@@ -15,10 +15,10 @@
  * finishes the commit with exactly one copy of every part. The staged files stay until the
  * manifest is written, so every planned part can always be linked again.
  */
-import { link, readdir, stat } from 'node:fs/promises';
+import { link, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { TableName } from '../../schemas/tables.js';
-import { fsyncDir, partFileName, partitionDir } from './part-files.js';
+import { fsyncDir, highestPartNumber, partFileName, partitionDir } from './part-files.js';
 import type { StagedPart } from './writer-options.js';
 
 export interface PlannedPart {
@@ -30,8 +30,6 @@ export interface PlannedPart {
   rows: number;
   bytes: number;
 }
-
-const PART = /^part-(\d+)\.parquet$/;
 
 /** Final names for every staged part: per partition, numbers after the highest one present. */
 export async function planCommit(outDir: string, snapshotDate: string, staged: readonly StagedPart[]): Promise<PlannedPart[]> {
@@ -92,15 +90,6 @@ export function planTables(plan: readonly PlannedPart[], tables: readonly TableN
     t.parts.push(p.final);
   }
   return out;
-}
-
-async function highestPartNumber(dir: string): Promise<number> {
-  let max = 0;
-  for (const name of await readdir(dir).catch(() => [] as string[])) {
-    const m = PART.exec(name);
-    if (m) max = Math.max(max, Number(m[1]));
-  }
-  return max;
 }
 
 function relative(outDir: string, p: string): string {

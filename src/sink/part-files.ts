@@ -49,7 +49,8 @@ export async function publishPart(dir: string, tmpPath: string): Promise<string>
   }
 }
 
-async function highestPartNumber(dir: string): Promise<number> {
+/** The highest NNNNN of the `part-NNNNN.parquet` files in `dir` (0 when none). */
+export async function highestPartNumber(dir: string): Promise<number> {
   let max = 0;
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const m = PART.exec(name);

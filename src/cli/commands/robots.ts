@@ -6,6 +6,7 @@
  * `{"robotstxt"|"robotstxt_base64", "useragent", "url"}` → stdout lines `{"allowed":…}` in order.
  * Consecutive cases with the same robots.txt reuse one compiled matcher.
  */
+import { writeStdout as write } from '../stdout.js';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseCommandArgs } from '../args.js';
@@ -119,12 +120,3 @@ async function readBody(file: string): Promise<Uint8Array | null> {
   }
 }
 
-/** Writes to stdout, waiting for 'drain' when the pipe is full (backpressure). */
-function write(text: string): Promise<void> {
-  if (text.length === 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const ok = process.stdout.write(text, (err) => (err ? reject(err) : undefined));
-    if (ok) resolve();
-    else process.stdout.once('drain', resolve);
-  });
-}

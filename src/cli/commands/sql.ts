@@ -4,6 +4,7 @@
  * without a DuckDB install. A query given → its result printed; no query → an interactive prompt
  * on a terminal, else the SQL script on stdin.
  */
+import { writeStdout as write } from '../stdout.js';
 import { statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ResultReturnType } from '@duckdb/node-api';
@@ -260,12 +261,3 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Writes to stdout, waiting for 'drain' when the pipe is full (backpressure). */
-function write(text: string): Promise<void> {
-  if (text.length === 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const ok = process.stdout.write(text, (err) => (err ? reject(err) : undefined));
-    if (ok) resolve();
-    else process.stdout.once('drain', resolve);
-  });
-}
