@@ -8,6 +8,7 @@ import type { Obtained } from '../schemas/tables.js';
 import { openSnapshotWriter, partitionDir, writeRunManifest } from '../src/sink/index.js';
 import { publishPart } from '../src/sink/part-files.js';
 import { BodyStore } from '../src/store/body-store.js';
+import { sellersFileRow } from '../src/tables/rows.js';
 import { version } from '../src/version.js';
 import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody } from './body-parsers.js';
 import { RowEmitter } from './context.js';
@@ -24,7 +25,7 @@ import { openSnapshotDb } from './summary.js';
  * `robots_*`, `sellers` — is produced again. The result is written to another snapshot root.
  */
 const COPIED: readonly TableName[] = ['targets', 'fetches', 'hops', 'apps'];
-const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'sellers'];
+const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'sellers', 'sellers_files'];
 /** How snapshots written before `files.obtained` existed said it, in `files.status`. */
 const LEGACY_OBTAINED: Record<string, Obtained> = { cached: 'reused', not_modified: 'revalidated', carried_forward: 'carried_forward' };
 
@@ -115,7 +116,9 @@ async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
   if (f.file_kind === 'sellers.json') {
     if (stream) {
       const { summary, counts } = await parseSellersBody(out, f.subject, stream);
-      return Object.assign(row, { records: summary.sellers, errors: counts.errors, warnings: counts.warnings, ...sellersFileStatus({ parseStatus: summary.status, truncated }) });
+      const verdict = sellersFileStatus({ parseStatus: summary.status, truncated });
+      out.emit('sellers_files', sellersFileRow(f.subject, verdict.status, summary));
+      return Object.assign(row, { records: summary.sellers, errors: counts.errors, warnings: counts.warnings, ...verdict });
     }
     // Too large to have been kept (over the body store's cap): its rows are copied as they were.
     const q = (t: 'sellers' | 'parse_issues') =>

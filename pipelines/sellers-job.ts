@@ -1,6 +1,6 @@
 import { parseSellersBody } from './body-parsers.js';
 import { sellersFileStatus } from '../src/resolve/file-status.js';
-import { fileRow } from '../src/tables/rows.js';
+import { fileRow, sellersFileRow } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
 import { bodyColumns, obtainFile } from './obtain-file.js';
@@ -46,6 +46,8 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, doma
       ...bodyColumns(got),
     }),
   );
+  // The header of the body the files row describes (none when no body was read whole).
+  if (summary) out.emit('sellers_files', sellersFileRow(domain, status, summary));
   stats.countFile('sellers.json', status);
   stats.sellersDone++;
   await out.settle();

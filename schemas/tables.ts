@@ -247,6 +247,21 @@ export const tables = {
       c('comment', 'string', 'comment'),
     ],
   },
+  sellers_files: {
+    name: 'sellers_files',
+    grain: 'sellers.json read (its header, IAB sellers.json 1.0)',
+    columns: [
+      c('ad_system_domain', 'string', 'ad system whose sellers.json this is', { nullable: false }),
+      c('status', 'string', 'files.status of this sellers.json (what the content was)', { dict: true }),
+      c('version', 'string', 'version, as written'),
+      c('contact_email', 'string', 'contact_email'),
+      c('contact_address', 'string', 'contact_address'),
+      c('identifier_names', 'string[]', 'identifiers[].name (e.g. TAG-ID, DUNS), aligned by position with identifier_values; at most 1,000'),
+      c('identifier_values', 'string[]', 'identifiers[].value, aligned by position with identifier_names'),
+      c('ext', 'string', 'the top-level ext object as JSON text, null when absent'),
+      c('sellers', 'int32', 'entries read'),
+    ],
+  },
 } as const satisfies Record<string, TableSchema>;
 
 export type TableName = keyof typeof tables;

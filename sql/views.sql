@@ -45,6 +45,8 @@ CREATE OR REPLACE VIEW apps            AS SELECT * EXCLUDE (filename) FROM read_
   WHERE filename IN (SELECT file FROM adsnap_parts('apps'));
 CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/sellers/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers'));
+CREATE OR REPLACE VIEW sellers_files   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/sellers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('sellers_files'));
 
 -- Which subjects are listed (the input's sites, and its apps by store URL), per snapshot.
 CREATE OR REPLACE VIEW listed_subjects AS

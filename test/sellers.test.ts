@@ -239,3 +239,30 @@ describe('adsnap parse --kind sellers.json (CLI, real binary)', () => {
     expect(events.at(-1)).toMatchObject({ status: 'invalid_json', sellers: 2, version: '1.0', contact_email: 'support@broken.example', contact_address: null });
   });
 });
+
+describe('the sellers.json header (sellers_files)', () => {
+  const header = { contact_email: 'ads@x.test', contact_address: '1 Main St', version: '1.0', identifiers: [{ name: 'TAG-ID', value: 'abc123' }, { name: 'DUNS', value: '01-234-5678' }], ext: { network: { id: 7 }, note: 'n' } };
+  const sellers = [{ seller_id: '1', seller_type: 'PUBLISHER', name: 'One', domain: 'one.test' }];
+  it.each([
+    ['before the sellers array', { ...header, sellers }],
+    ['after the sellers array', { sellers, ...header }],
+  ])('is read whole %s, without the array in memory', (_where, doc) => {
+    const { summary } = parseSellersJson(JSON.stringify(doc));
+    expect(summary).toMatchObject({
+      status: 'ok',
+      sellers: 1,
+      version: '1.0',
+      contactEmail: 'ads@x.test',
+      contactAddress: '1 Main St',
+      identifiers: [{ name: 'TAG-ID', value: 'abc123' }, { name: 'DUNS', value: '01-234-5678' }],
+      ext: '{"network":{"id":7},"note":"n"}',
+    });
+  });
+
+  it('keeps at most 1,000 identifiers and says so', () => {
+    const identifiers = Array.from({ length: 1500 }, (_, i) => ({ name: 'ID', value: String(i) }));
+    const { summary, issues } = parseSellersJson(JSON.stringify({ version: '1.0', identifiers, sellers }));
+    expect(summary.identifiers.length).toBe(1000);
+    expect(issues.filter((i) => i.code === 'VALUE_TOO_LARGE').map((i) => i.message)).toEqual(['more than 1000 identifiers: the rest are not kept']);
+  });
+});

@@ -241,6 +241,18 @@ describe('views on every night', () => {
     ]);
   });
 
+  it('sellers_files: the header of each sellers.json read, on every night', async () => {
+    const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, ad_system_domain AS a, status, version, sellers FROM sellers_files ORDER BY a, n`);
+    expect(rows).toEqual([
+      { n: '11-20', a: 'adx.test', status: 'ok', version: '1.0', sellers: 5 },
+      { n: '11-21', a: 'adx.test', status: 'ok', version: '1.0', sellers: 5 },
+      { n: '11-28', a: 'adx.test', status: 'ok', version: '1.0', sellers: 5 },
+      { n: '11-20', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 3 },
+      { n: '11-21', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 3 },
+      { n: '11-28', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 3 },
+    ]);
+  });
+
   it('record_history and seller_history: first and last night seen', async () => {
     const r = await q(`SELECT strftime(first_seen, '%m-%d') AS f, strftime(last_seen, '%m-%d') AS l, nights FROM record_history WHERE subject = 'a.test' AND seller_account_id = '10'`);
     expect(r).toEqual([{ f: '11-20', l: '11-21', nights: 2 }]);

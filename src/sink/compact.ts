@@ -28,6 +28,7 @@ export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
   robots_verdicts: ['host', 'user_agent', 'path'],
   apps: ['store_url'],
   sellers: ['ad_system_domain', 'seller_id'],
+  sellers_files: ['ad_system_domain'],
 };
 
 /** DuckDB's default row group size: ≥ 100k rows, so a table of millions has tens of groups. */

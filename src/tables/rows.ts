@@ -110,3 +110,19 @@ export function adsRecordColumns(r: AdsRecord) {
 export function adsVariableColumns(v: AdsVariable) {
   return { line_no: v.lineNo, name: v.name, value: v.value, value_domain: v.valueDomain, value_country: v.valueCountry };
 }
+
+/** The header of a sellers.json read whole (IAB sellers.json 1.0). */
+export function sellersFileRow(domain: string, status: string, h: { version: string | null; contactEmail: string | null; contactAddress: string | null; identifiers: readonly { name: string | null; value: string | null }[]; ext: string | null; sellers: number }): Row<'sellers_files'> {
+  return {
+    ad_system_domain: domain,
+    status,
+    version: h.version,
+    contact_email: h.contactEmail,
+    contact_address: h.contactAddress,
+    // Lists of strings: a missing name or value is an empty string, so the two stay aligned.
+    identifier_names: h.identifiers.map((i) => i.name ?? ''),
+    identifier_values: h.identifiers.map((i) => i.value ?? ''),
+    ext: h.ext,
+    sellers: h.sellers,
+  };
+}

@@ -2,6 +2,7 @@ import { CompactStringSet } from '../../util/compact-string-set.js';
 import { JsonArrayScanner } from './json-array-scanner.js';
 import { canonicalSellerKey, readSellerEntry, type EntryContext } from './seller-entry.js';
 import {
+  MAX_IDENTIFIERS,
   SELLERS_ISSUE_CODES,
   type Seller,
   type SellersIdentifier,
@@ -69,6 +70,7 @@ export class SellersJsonParser {
   private contactEmail: string | null = null;
   private contactAddress: string | null = null;
   private identifiers: SellersIdentifier[] = [];
+  private ext: string | null = null;
   private bytes = 0;
   private ended: SellersSummary | null = null;
 
@@ -148,6 +150,7 @@ export class SellersJsonParser {
       contactEmail: this.contactEmail,
       contactAddress: this.contactAddress,
       identifiers: this.identifiers,
+      ext: this.ext,
     };
     return this.ended;
   }
@@ -196,6 +199,10 @@ export class SellersJsonParser {
         if (!Array.isArray(value)) this.issue('INVALID_FIELD_TYPE', 'identifiers should be an array', lineNo, valueText);
         else {
           for (const id of value) {
+            if (this.identifiers.length >= MAX_IDENTIFIERS) {
+              this.issue('VALUE_TOO_LARGE', `more than ${MAX_IDENTIFIERS} identifiers: the rest are not kept`, lineNo, null);
+              break;
+            }
             const o = (id ?? {}) as Record<string, unknown>;
             this.identifiers.push({ name: o.name == null ? null : String(o.name), value: o.value == null ? null : String(o.value) });
           }
@@ -205,8 +212,12 @@ export class SellersJsonParser {
         this.sellersNotArray = true;
         this.issue('SELLERS_NOT_ARRAY', `"sellers" should be an array, found ${value === null ? 'null' : typeof value}`, lineNo, valueText);
         break;
+      case 'ext':
+        // Kept as JSON text (the member's size is already bounded by the scanner).
+        this.ext = JSON.stringify(value);
+        break;
       default:
-        // ext and unknown members are allowed; seller fields here mean a single seller object.
+        // Unknown members are allowed; seller fields here mean a single seller object.
         if (canonicalSellerKey(key) === 'seller_id') this.singleSellerObject = true;
         break;
     }

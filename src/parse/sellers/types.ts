@@ -49,8 +49,14 @@ export interface SellersSummary {
   version: string | null;
   contactEmail: string | null;
   contactAddress: string | null;
+  /** At most MAX_IDENTIFIERS (IAB sellers.json 1.0: name/value pairs such as TAG-ID, DUNS). */
   identifiers: SellersIdentifier[];
+  /** The top-level `ext` object as JSON text (re-serialised), or null when absent. */
+  ext: string | null;
 }
+
+/** Identifiers kept per file; more are counted in a VALUE_TOO_LARGE issue. */
+export const MAX_IDENTIFIERS = 1000;
 
 /** Stable issue codes (README "Apps and sellers.json" lists them with their meaning). */
 export const SELLERS_ISSUE_CODES = {
