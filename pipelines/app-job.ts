@@ -142,8 +142,9 @@ async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referr
   const url = new URL(app.canonicalStoreUrl);
   if (robotsAllows(ctx, await robots, url.pathname + url.search) === false) return { status: 'disallowed_by_robots' };
   // Through obtainFile: a listing read in the last week (spec-decisions) is reused, not refetched.
-  const got = await obtainFile(ctx, { url: app.canonicalStoreUrl, kind: 'store_page', subject: app.appKey }, (body) =>
-    parseStorePage(body, app.store, { pageUrl: app.canonicalStoreUrl }),
+  // The request's deadline reaches the parser (meta is null when an earlier copy is read again).
+  const got = await obtainFile(ctx, { url: app.canonicalStoreUrl, kind: 'store_page', subject: app.appKey }, (body, meta) =>
+    parseStorePage(body, app.store, { pageUrl: app.canonicalStoreUrl, deadlineAt: meta?.deadlineAt ?? null }),
   );
   if (got.file.fetchStatus !== null || got.body === null) return { status: `store_${got.file.fetchStatus ?? 'unreachable'}` };
   return { page: got.body };

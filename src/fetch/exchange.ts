@@ -23,6 +23,8 @@ export interface Budget {
 export interface OpenResponse {
   res: Dispatcher.ResponseData;
   target: Target;
+  /** When the whole-request deadline fires (performance.now() clock). */
+  deadlineAt: number;
   /** The code of our own deadline or abort when it cut the exchange, else null. */
   abortCode(): FetchErrorCode | null;
   /** Clears the timers and releases the slots (idempotent). */
@@ -115,7 +117,7 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
       throw err;
     });
     clearTimeout(head);
-    return { res, target, abortCode: () => code, finish };
+    return { res, target, deadlineAt: start + remaining, abortCode: () => code, finish };
   } catch (err) {
     finish();
     const c = code ?? classifyError(err);

@@ -221,7 +221,7 @@ export class Fetcher {
     }
     const state = newBodyState();
     const body = cappedBody(decoded, maxBytes, state, r.abortCode);
-    const meta: ResponseMeta = { url: url.href, finalUrl: current.href, status: r.res.statusCode, headers: r.res.headers, contentType: row.content_type, maxBytes };
+    const meta: ResponseMeta = { url: url.href, finalUrl: current.href, status: r.res.statusCode, headers: r.res.headers, contentType: row.content_type, maxBytes, deadlineAt: r.deadlineAt };
     try {
       outcome.body = await consume(body, meta);
     } catch (err) {

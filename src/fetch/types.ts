@@ -44,6 +44,12 @@ export interface ResponseMeta {
   contentType: string | null;
   /** The byte cap applying to this body (after decompression). */
   maxBytes: number;
+  /**
+   * When the whole-request deadline fires, on `performance.now()`'s clock. Its timer cannot fire
+   * while a consumer parses synchronously, so a consumer doing heavy work per chunk (store pages)
+   * checks it between chunks and gives up with FetchFailure('timeout').
+   */
+  deadlineAt: number;
 }
 
 /** Reads the (decompressed, capped) body. Stopping early aborts the transfer. */

@@ -3,6 +3,8 @@
  * listing pages in app stores": read the `appstore:*` meta tags "using an appropriate HTML
  * parsing solution"). See store-page-scanner.ts and fallbacks.ts.
  */
+import { performance } from 'node:perf_hooks';
+import { FetchFailure } from '../../fetch/errors.js';
 import { StorePageScanner } from './store-page-scanner.js';
 import type { StoreName, StorePageInfo, StorePageOptions } from './types.js';
 
@@ -48,15 +50,22 @@ export function parseStorePageHtml(html: string, store: StoreName, options: Stor
 /**
  * Reads a store page from its body bytes (UTF-8) or a string. Stops reading as soon as the
  * three appstore:* tags have been seen (on Google Play they sit in <head>, ~0.9 MB into a
- * 1.2 MB page), which also ends the download when `html` is a response body.
+ * 1.2 MB page), which also ends the download when `html` is a response body. With
+ * `options.deadlineAt`, rejects with FetchFailure('timeout') (and stops reading) when the
+ * deadline has passed after a chunk.
  */
 export async function parseStorePage(html: string | AsyncIterable<Uint8Array>, store: StoreName, options: StorePageOptions = {}): Promise<StorePageInfo> {
   if (typeof html === 'string') return parseStorePageHtml(html, store, options);
   const s = scannerFor(store, options);
   const decoder = new TextDecoder('utf-8');
+  const deadlineAt = options.deadlineAt ?? null;
+  const now = options.now ?? (() => performance.now());
   for await (const chunk of html) {
     s.write(decoder.decode(chunk, { stream: true }));
     if (s.complete) break;
+    // Parsing is linear (html-reader.ts), but chunks already buffered are read back to back
+    // without the event loop turning, so the deadline's timer cannot cut this loop: check here.
+    if (deadlineAt !== null && now() >= deadlineAt) throw new FetchFailure('timeout', 'whole-request deadline passed while reading the store page');
   }
   if (!s.complete) s.write(decoder.decode());
   s.end();

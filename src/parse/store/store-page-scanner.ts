@@ -1,24 +1,22 @@
-import { Parser } from 'htmlparser2';
+import { FlatHtmlReader, type HtmlHandler } from './html-reader.js';
 import { linkCandidate, jsonLdDeveloperUrl } from './fallbacks.js';
 
 /**
- * Collects, from HTML parsed with htmlparser2 (a real HTML tokenizer: attribute order,
- * quoting and entities as browsers read them), what a store page says about an app:
+ * Collects, from HTML read with htmlparser2's tokenizer (attribute order, quoting and entities as
+ * browsers read them; html-reader.ts: no tree, so linear in the page whatever its nesting), what
+ * a store page says about an app:
  * app-ads.txt 1.0 "Publish structured app information" meta tags
  * (`<meta name="appstore:developer_url|bundle_id|store_id" content="…">`), App Links / Smart
  * App Banner ids, JSON-LD blocks and "Website" links for stores that do not publish the tags.
  */
 
+/** What reads the HTML into tag and text events (FlatHtmlReader; tests compare others). */
+export interface HtmlReader {
+  write(chunk: string): void;
+  end(): void;
+}
+
 const MAX_JSON_LD_CHARS = 1 << 20;
-/**
- * Open elements kept. htmlparser2 keeps its open-element stack newest first and inserts with
- * `unshift` (O(depth)), so a hostile page of unclosed nested tags parses in quadratic time
- * (2.8 MB of `<div>`: minutes, starving the event loop). Only meta tags, JSON-LD scripts and links
- * matter here, none of which depends on deep ancestry: past this depth the outermost open
- * elements are forgotten (their closing tags then match nothing), which keeps parsing linear.
- * test/store.test.ts fails if an htmlparser2 upgrade changes the stack this relies on.
- */
-const MAX_OPEN_ELEMENTS = 256;
 const MAX_LINK_TEXT = 200;
 
 export class StorePageScanner {
@@ -27,7 +25,7 @@ export class StorePageScanner {
   readonly linkUrls: string[] = [];
   /** App Links (`al:android:package`, `al:ios:app_store_id`) and Smart App Banner ids. */
   readonly altIds: { bundleId: string | null; storeId: string | null } = { bundleId: null, storeId: null };
-  private readonly parser: Parser;
+  private readonly parser: HtmlReader;
   private jsonLd: string[] | null = null;
   private jsonLdLen = 0;
   private link: { href: string; aria: string; text: string } | null = null;
@@ -35,15 +33,13 @@ export class StorePageScanner {
   constructor(
     private readonly collectFallbacks: boolean,
     private readonly pageUrl: URL | null,
+    reader: (handler: HtmlHandler) => HtmlReader = (handler) => new FlatHtmlReader(handler),
   ) {
-    this.parser = new Parser(
-      {
-        onopentag: (name, attribs) => this.onOpenTag(name, attribs),
-        ontext: (text) => this.onText(text),
-        onclosetag: (name) => this.onCloseTag(name),
-      },
-      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-    );
+    this.parser = reader({
+      onopentag: (name, attribs) => this.onOpenTag(name, attribs),
+      ontext: (text) => this.onText(text),
+      onclosetag: (name) => this.onCloseTag(name),
+    });
   }
 
   /** All three appstore:* tags have been seen: nothing later on the page can change the answer. */
@@ -57,11 +53,12 @@ export class StorePageScanner {
 
   end(): void {
     this.parser.end();
+    // What the end of the page leaves open ends with it.
+    this.onCloseTag('script');
+    this.onCloseTag('a');
   }
 
   private onOpenTag(name: string, a: Record<string, string>): void {
-    const stack = (this.parser as unknown as { stack?: string[] }).stack;
-    if (stack && stack.length > MAX_OPEN_ELEMENTS) stack.length = MAX_OPEN_ELEMENTS;
     if (name === 'meta') {
       const key = (a.name ?? a.property ?? '').trim().toLowerCase();
       const content = a.content;
@@ -79,8 +76,10 @@ export class StorePageScanner {
     if (name === 'script' && (a.type ?? '').trim().toLowerCase() === 'application/ld+json') {
       this.jsonLd = [];
       this.jsonLdLen = 0;
-    } else if (name === 'a' && a.href) {
-      this.link = { href: a.href, aria: a['aria-label'] ?? a.title ?? '', text: '' };
+    } else if (name === 'a') {
+      // Links do not nest: an <a> ends the one still open (as in the HTML tree builder).
+      this.onCloseTag('a');
+      if (a.href) this.link = { href: a.href, aria: a['aria-label'] ?? a.title ?? '', text: '' };
     }
   }
 

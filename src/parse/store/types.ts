@@ -34,4 +34,13 @@ export interface StorePageOptions {
   fallbacks?: 'auto' | 'always' | 'never';
   /** URL of the page, to resolve relative links and tell store links from external ones. */
   pageUrl?: string;
+  /**
+   * Reading a response body (parseStorePage over chunks): the request's whole deadline
+   * (ResponseMeta.deadlineAt, on `now`'s clock). Checked after each chunk is parsed: once it has
+   * passed, reading stops and parseStorePage rejects with FetchFailure('timeout'), what the
+   * deadline's own timer records when it can fire (it cannot while a chunk is being parsed).
+   */
+  deadlineAt?: number | null;
+  /** The clock of `deadlineAt`. @default performance.now */
+  now?: () => number;
 }
