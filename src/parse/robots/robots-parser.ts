@@ -6,7 +6,8 @@
  * - CR, LF and CRLF each end one line, also when CRLF is split across chunks; leading UTF-8 BOM
  *   octets are skipped (also a partial BOM, as Google's reference does); a UTF-16 BOM switches to
  *   UTF-16 decoding (RFC 9309 §2.2.2 lets implementors bridge encoding mismatches).
- * - Lines are cut at 16,663 octets, the reference implementation's line buffer (8 × 2083 − 1).
+ * - Lines are cut at 16,663 octets, the reference implementation's line buffer (8 × 2083 − 1),
+ *   and at their first NUL octet, where the reference's C strings end.
  * - Consecutive user-agent lines open one group; the first allow/disallow line closes the list,
  *   and the next user-agent line opens a new group (RFC 9309 §2.1, §2.2). Sitemap and other
  *   records never end a group (§2.2.4). Rules before any user-agent line are ignored (§2.2.2).
@@ -184,6 +185,13 @@ export class RobotsParser {
       text = text.slice(0, ROBOTS_MAX_LINE_OCTETS);
       this.issue(lineNo, 'warning', 'LINE_TOO_LONG', `line is ${raw.length} octets; cut at ${ROBOTS_MAX_LINE_OCTETS} as Google's reference does`, text);
     }
+    // Google's reference handles each line as a C string, so it ends at the first NUL. Keeping
+    // the NULs would make `Disallow: /family/photos\0` match nothing: the rule would fail open.
+    const nul = text.indexOf('\0');
+    if (nul !== -1) {
+      text = text.slice(0, nul);
+      this.issue(lineNo, 'warning', 'NUL_IN_LINE', `NUL octet at column ${nul + 1}; the line is read up to it, as Google's reference does`, text);
+    }
     if (this.html === null && /\S/.test(text)) this.html = HTML_START.test(text);
     const parsed = splitRobotsLine(text);
     if (parsed === null) {
@@ -225,9 +233,7 @@ export class RobotsParser {
           return;
         }
         this.currentHasRules = true;
-        const c0 = value.charCodeAt(0);
-        if (value.length > 0 && c0 !== 47 && c0 !== 42) this.issue(lineNo, 'warning', 'PATH_NOT_ABSOLUTE', 'path does not start with `/` or `*`, so it matches no URL (RFC 9309 §2.2)', text);
-        this.current.rules.push({ directive: kind, path: this.decode(value), lineNo, pattern: normalisePattern(value) });
+        this.current.rules.push({ directive: kind, path: this.decode(value), lineNo, pattern: normalisePattern(this.absolutePath(lineNo, value, text)) });
         return;
       }
       case 'sitemap':
@@ -242,6 +248,18 @@ export class RobotsParser {
         if (!KNOWN_OTHERS.has(name)) this.issue(lineNo, 'info', 'UNKNOWN_DIRECTIVE', `'${name}' is not a robots.txt directive; kept as data (RFC 9309 §2.2.4)`, text);
       }
     }
+  }
+
+  /**
+   * RFC 9309 §2.2's grammar wants a path-pattern to start with `/` but does not say what a
+   * crawler makes of one that does not; Google's spec does: `fish/` is the same as `/fish/`.
+   * Read that way, and noted, rather than left as a rule that matches no URL.
+   */
+  private absolutePath(lineNo: number, value: string, text: string): string {
+    const c0 = value.charCodeAt(0);
+    if (value.length === 0 || c0 === 47 || c0 === 42) return value;
+    this.issue(lineNo, 'warning', 'PATH_NOT_ABSOLUTE', 'path does not start with `/` or `*`; read with a leading `/` as Google\'s spec says (RFC 9309 §2.2 requires the `/`)', text);
+    return '/' + value;
   }
 
   /** An unusable line; not reported line by line in an HTML body, where HTML_BODY says it all. */

@@ -14,7 +14,8 @@ export interface RobotsRule {
   /**
    * The pattern the matcher compares, in octets: non-ASCII octets percent-encoded, `%xx`
    * upper-cased, unreserved characters decoded, a literal `$` that is not last written `%24`
-   * (RFC 9309 §2.2.2, §2.2.3). Always ASCII.
+   * (RFC 9309 §2.2.2, §2.2.3); a path written without its leading `/` gets one (Google's spec,
+   * issue PATH_NOT_ABSOLUTE). Always ASCII.
    */
   pattern: string;
 }
