@@ -1,7 +1,7 @@
 import { LineSplitter } from '../../parse/text/line-splitter.js';
 import { HtmlSniffer } from './html-sniffer.js';
 import { severityOf, type AdsTxtIssueCode } from './issue-codes.js';
-import { canonicalLineAt, canonicalLineEnd, canonicalRecord, isPlaceholder, isWs, parseRecord, variableEquals } from './line-tokenizer.js';
+import { canonicalLineAt, canonicalLineEnd, canonicalRecord, isPlaceholder, isWs, parseRecord, variableEquals, yieldsData } from './line-tokenizer.js';
 import type { AdsRecord } from './types.js';
 import type { AdsTxtHandler, AdsTxtParserOptions, AdsTxtStatus, AdsTxtSummary } from './types.js';
 import { VariableRules } from './variable-rules.js';
@@ -165,7 +165,7 @@ export class AdsTxtParser {
     const tooLong = truncated && hash < 0;
     if (this.sniffer) {
       this.held.push({ line, start, end, lineNo, tooLong });
-      const verdict = this.sniffer.push(line.trim());
+      const verdict = this.sniffer.push(line.trim(), !tooLong && yieldsData(line, start, end));
       if (verdict !== null) this.decide(verdict);
       return;
     }

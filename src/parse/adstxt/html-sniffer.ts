@@ -3,12 +3,18 @@
  * than an ads.txt (spec-decisions: "starts with `<!doctype`, `<html`, or most lines look like
  * markup"; ads.txt 1.1 §3.2.1 distinguishes a real file from an error page).
  *
- * The rule, on non-blank lines after comment removal and trimming:
- *  1. the first one starts with a tag: `<` followed by a letter, `!`, `?` or `/` → html at once;
+ * A served 2xx file must be parsed (ads.txt 1.1 §3.1), and field 4 and extensions are free text
+ * (§3.2.2, §3.4.3): `a.com, 1, DIRECT, <id>` is a record even though it ends with `>`. So the
+ * caller says of each line whether it yields a record or a variable, and such a line never counts
+ * as markup. The rule, on non-blank lines (trimmed; the data test sees them without comment):
+ *  1. the first one starts with a tag that only opens a document (`<!doctype`, `<html`, `<head`,
+ *     `<body`, `<?xml`, `<!--`, `<meta`, `<title`, `<script`) → html at once;
  *  2. otherwise, of the first HTML_LOOKAHEAD such lines (fewer at end of body), more than half
- *     look like markup (start with `<` or end with `>`) → html;
+ *     are markup: they yield no record or variable, and start with `<` or end with `>` → html;
  *  3. otherwise text.
- * No ads.txt record or variable can start with `<`, so rule 1 never rejects a real file.
+ * No ads.txt record or variable can start with `<` (field 1 is a domain, a variable name a word),
+ * so rule 1 never rejects a real file either. Other tags in front (`<br />` and `<b>Warning</b>…`
+ * from a PHP notice) only weigh in rule 2, so the records after them are still read.
  */
 export const HTML_LOOKAHEAD = 8;
 
@@ -18,11 +24,15 @@ export class HtmlSniffer {
   private seen = 0;
   private markup = 0;
 
-  /** Feeds the next non-blank line; returns the decision once it is made, else null. */
-  push(content: string): SniffResult {
-    if (this.seen === 0 && startsWithTag(content)) return 'html';
+  /**
+   * Feeds the next non-blank line (trimmed) and whether it yields a record or a variable;
+   * returns the decision once it is made, else null. Callers that cannot tell (the robots.txt
+   * file status in pipelines/) leave `isData` out, and every `<…`/`…>` line counts as markup.
+   */
+  push(content: string, isData = false): SniffResult {
+    if (this.seen === 0 && DOCUMENT_START.test(content)) return 'html';
     this.seen++;
-    if (looksLikeMarkup(content)) this.markup++;
+    if (!isData && looksLikeMarkup(content)) this.markup++;
     return this.seen >= HTML_LOOKAHEAD ? this.decide() : null;
   }
 
@@ -32,12 +42,8 @@ export class HtmlSniffer {
   }
 }
 
-function startsWithTag(s: string): boolean {
-  if (s.charCodeAt(0) !== 60 /* < */ || s.length < 2) return false;
-  const c = s.charCodeAt(1);
-  const lower = c | 0x20;
-  return (lower >= 97 && lower <= 122) || c === 33 /* ! */ || c === 63 /* ? */ || c === 47 /* / */;
-}
+// The tag name must end there: `<header>` or `<html5>` is not a document start (rule 2 may still apply).
+const DOCUMENT_START = /^<(?:!doctype|html|head|body|meta|title|script)(?![\w-])|^<(?:\?xml|!--)/i;
 
 function looksLikeMarkup(s: string): boolean {
   return s.charCodeAt(0) === 60 || s.charCodeAt(s.length - 1) === 62;

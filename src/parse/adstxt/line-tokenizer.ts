@@ -181,6 +181,17 @@ export function parseRecord(line: string, start: number, end: number, lineNo: nu
   return finish(line, lineNo, domain, relationship, extension, extra, n, issue);
 }
 
+const ignoreIssues: RecordIssueSink = () => {};
+
+/**
+ * True when the range (comment cut, trimmed) yields a variable or a record, warnings aside: what
+ * the HTML sniffer must never count as markup. Side-effect free, so it can run before the line is
+ * parsed for real.
+ */
+export function yieldsData(line: string, start: number, end: number): boolean {
+  return variableEquals(line, start, end) > 0 || parseRecord(line, start, end, 0, ignoreIssues) !== null;
+}
+
 function finish(line: string, lineNo: number, domain: string, relationship: string, extension: string | null, extra: boolean, n: number, issue: RecordIssueSink): AdsRecord {
   if (extra) issue('EXTRA_FIELDS', `${n} fields; only the first 4 are kept`);
   const sellerAccountId = line.slice(B[2]!, B[3]!);
