@@ -24,10 +24,15 @@ export interface JsonArrayScanHandler {
   onMember(key: string, valueText: string, lineNo: number): void;
   /** The streamed array member started (its key as written). */
   onArrayStart(key: string, lineNo: number): void;
-  /** One element of the streamed array, as raw JSON text ('' when discarded as too large). */
-  onElement(text: string, lineNo: number, tooLarge: boolean): void;
+  /**
+   * One element of the streamed array, as raw JSON text ('' when discarded as too large), and
+   * the `:` outside strings in it: the keys written, at any depth (repeats included).
+   */
+  onElement(text: string, lineNo: number, tooLarge: boolean, keysWritten: number): void;
   /** A structural JSON error; `recovered` says whether scanning goes on. */
   onSyntaxError(message: string, lineNo: number, recovered: boolean): void;
+  /** The bytes start with a UTF-16 byte-order mark and are decoded as such. */
+  onUtf16?(encoding: 'utf-16le' | 'utf-16be'): void;
 }
 
 export interface JsonArrayScanOptions {
@@ -59,7 +64,9 @@ const RESYNC_TAIL = 64;
 
 export class JsonArrayScanner {
   private state = S.Start;
-  private readonly decoder = new TextDecoder('utf-8'); // drops a UTF-8 BOM, replaces invalid bytes
+  // Chosen on the first two bytes (a UTF-16 BOM, else UTF-8); drops the BOM, replaces invalid bytes.
+  private decoder: InstanceType<typeof TextDecoder> | null = null;
+  private head: Uint8Array | null = null; // a first chunk too short to tell
   private readonly maxValueChars: number;
   // Value capture: text parts of the value so far, and its nesting state.
   private parts: string[] = [];
@@ -70,6 +77,7 @@ export class JsonArrayScanner {
   private escape = false;
   private scalar = false;
   private capLine = 0;
+  private colons = 0; // `:` outside strings in the capture: one per key written
   private key = '';
   private streamed = false; // the streamed array has started at least once
   private resyncTail = '';
@@ -85,13 +93,36 @@ export class JsonArrayScanner {
     this.maxValueChars = options.maxValueChars ?? 1 << 20;
   }
 
-  /** True until a first significant character has been seen. */
+  /** True until a first significant character has been seen (a held first byte counts unless it is a space). */
   get sawNothing(): boolean {
-    return this.state === S.Start;
+    if (this.state !== S.Start) return false;
+    const b = this.head?.[0];
+    return b === undefined || b === 32 || b === 10 || b === 13 || b === 9;
   }
 
   push(chunk: Uint8Array): void {
-    this.scan(this.decoder.decode(chunk, { stream: true }));
+    let bytes = chunk;
+    if (this.decoder === null) {
+      if (this.head !== null) bytes = concat(this.head, chunk);
+      if (bytes.length < 2) {
+        this.head = bytes;
+        return;
+      }
+      this.head = null;
+      this.decoder = this.decoderFor(bytes);
+    }
+    this.scan(this.decoder.decode(bytes, { stream: true }));
+  }
+
+  /**
+   * RFC 8259 §8.1 wants UTF-8, but some servers write sellers.json as UTF-16 (Windows tools):
+   * read as UTF-8, it is not even JSON. Its BOM says which byte order.
+   */
+  private decoderFor(bytes: Uint8Array): InstanceType<typeof TextDecoder> {
+    const encoding = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : null;
+    if (encoding === null) return new TextDecoder('utf-8');
+    this.handler.onUtf16?.(encoding);
+    return new TextDecoder(encoding);
   }
 
   pushText(text: string): void {
@@ -101,6 +132,11 @@ export class JsonArrayScanner {
 
   /** Ends the input; reports an unexpected end when the document is incomplete. */
   end(): void {
+    if (this.decoder === null) {
+      this.decoder = new TextDecoder('utf-8');
+      if (this.head !== null) this.scan(this.decoder.decode(this.head, { stream: true }));
+      this.head = null;
+    }
     const rest = this.decoder.decode();
     if (rest) this.scan(rest);
     const s = this.state;
@@ -139,6 +175,7 @@ export class JsonArrayScanner {
     this.capLen = 0;
     this.capTooLarge = false;
     this.depth = 0;
+    this.colons = 0;
     this.inString = false;
     this.escape = false;
     const c = text.charCodeAt(i);
@@ -156,6 +193,7 @@ export class JsonArrayScanner {
     let depth = this.depth;
     let inString = this.inString;
     let escape = this.escape;
+    let colons = this.colons;
     let end = -1;
     if (this.scalar) {
       for (; i < n; i++) {
@@ -185,10 +223,11 @@ export class JsonArrayScanner {
             end = i + 1;
             break;
           }
-        }
+        } else if (c === 58) colons++;
       }
     }
     this.depth = depth;
+    this.colons = colons;
     this.inString = inString;
     this.escape = escape;
     const stop = end === -1 ? n : end;
@@ -362,7 +401,7 @@ export class JsonArrayScanner {
       this.handler.onMember(this.key, value, this.capLine);
       this.state = S.AfterMember;
     } else {
-      this.handler.onElement(value, this.capLine, this.capTooLarge);
+      this.handler.onElement(value, this.capLine, this.capTooLarge, this.colons);
       this.state = S.AfterElem;
     }
   }
@@ -393,4 +432,11 @@ export class JsonArrayScanner {
 /** The offending character, quoted (only one, so the message does not depend on chunking). */
 function show(text: string, i: number): string {
   return JSON.stringify(text[i] ?? '');
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
 }

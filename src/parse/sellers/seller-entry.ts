@@ -34,8 +34,11 @@ export function canonicalSellerKey(key: string): string {
   return SELLER_KEYS[key.replace(/[_\-\s]/g, '').toLowerCase()] ?? key;
 }
 
-/** Fields of an entry under their canonical names; `onRenamed` hears each key written differently. */
-function canonicalFields(entry: Record<string, unknown>, onRenamed: (written: string, canonical: string) => void): Record<string, unknown> {
+/**
+ * Fields of an entry under their canonical names; `onRenamed` hears each key written differently,
+ * `onUnknown` each key that is no Seller field in any spelling.
+ */
+function canonicalFields(entry: Record<string, unknown>, onRenamed: (written: string, canonical: string) => void, onUnknown: (key: string) => void): Record<string, unknown> {
   // Fast path (nearly every real entry): all keys already as the spec writes them.
   let allSpec = true;
   for (const key in entry) {
@@ -49,9 +52,72 @@ function canonicalFields(entry: Record<string, unknown>, onRenamed: (written: st
   for (const key of Object.keys(entry)) {
     const canonical = canonicalSellerKey(key);
     if (canonical !== key) onRenamed(key, canonical);
+    else if (!SPEC_KEYS.has(key)) onUnknown(key);
     if (!(canonical in out) || out[canonical] === undefined) out[canonical] = entry[key];
   }
   return out;
+}
+
+/**
+ * Keys written more than once at the entry's top level, with how often. JSON.parse keeps the
+ * last value of a repeated key without a word, so only the text can tell. The scanner counted
+ * the keys written (`:` outside strings); when the parsed value has as many, nothing was
+ * repeated, so the text is scanned only for the rare entry with a repeat somewhere.
+ */
+function repeatedKeys(entry: Record<string, unknown>, entryText: string, keysWritten: number): Map<string, number> | null {
+  if (entryText === '' || keysWritten <= keyCount(entry)) return null;
+  const counts = new Map<string, number>();
+  let repeated = false;
+  let depth = 0;
+  const n = entryText.length;
+  for (let i = 0; i < n; i++) {
+    const c = entryText.charCodeAt(i);
+    if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+    else if (c === 34) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < n; i++) {
+        const d = entryText.charCodeAt(i);
+        if (d === 92) {
+          escaped = true;
+          i++;
+        } else if (d === 34) break;
+      }
+      if (depth !== 1) continue;
+      let j = i + 1;
+      while (j < n && isJsonSpace(entryText.charCodeAt(j))) j++;
+      if (entryText.charCodeAt(j) !== 58) continue; // a string value, not a key
+      const raw = entryText.slice(start, i + 1);
+      const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+      const seen = counts.get(key) ?? 0;
+      if (seen > 0) repeated = true;
+      counts.set(key, seen + 1);
+    }
+  }
+  if (!repeated) return null; // the repeat was inside a nested object (`ext`): not the entry's
+  for (const [key, count] of counts) if (count < 2) counts.delete(key);
+  return counts;
+}
+
+/** Keys of an object and of every object nested in it (arrays included). */
+function keyCount(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const v of value) count += keyCount(v);
+    return count;
+  }
+  for (const key in value) {
+    count++;
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== null && typeof v === 'object') count += keyCount(v);
+  }
+  return count;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
 function text(value: unknown, field: string, issue: EntryIssue): string | null {
@@ -81,6 +147,8 @@ export interface EntryContext {
   /** Seller ids seen so far in this file (duplicate detection). */
   seenIds: CompactStringSet;
   onRenamed(written: string, canonical: string, lineNo: number): void;
+  /** A key that is no Seller field (sellers.json 1.0 puts extensions in `ext`). */
+  onUnknownKey(key: string, lineNo: number): void;
 }
 
 /** Digits of a numeric seller_id as written: JSON.parse rounds integers beyond 2^53. */
@@ -88,8 +156,17 @@ function rawNumericId(entryText: string): string | null {
   return /"seller_?id"\s*:\s*(-?\d+)\s*[,}]/i.exec(entryText)?.[1] ?? null;
 }
 
-export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, ctx: EntryContext, issue: EntryIssue, entryText = ''): Seller {
-  const f = canonicalFields(entry, (written, canonical) => ctx.onRenamed(written, canonical, lineNo));
+/** `keysWritten`: the keys in `entryText` at any depth, repeats included (0 when unknown: no repeat check). */
+export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, ctx: EntryContext, issue: EntryIssue, entryText = '', keysWritten = 0): Seller {
+  const f = canonicalFields(
+    entry,
+    (written, canonical) => ctx.onRenamed(written, canonical, lineNo),
+    (key) => ctx.onUnknownKey(key, lineNo),
+  );
+  const repeated = repeatedKeys(entry, entryText, keysWritten);
+  if (repeated !== null) {
+    for (const [key, count] of repeated) issue('DUPLICATE_KEY', `${JSON.stringify(key)} is written ${count} times in this entry; the last value is kept (as JSON.parse does)`);
+  }
 
   // seller_id: required string, unique within the file.
   let sellerId: string | null = null;

@@ -41,6 +41,9 @@ const PARENT_KEYS: Record<string, string> = {
   address: 'contact_address',
 };
 
+/** Distinct unknown seller keys remembered per file (UNKNOWN_KEY is noted once per key). */
+const MAX_NOTED_KEYS = 1000;
+
 const canonicalParentKey = (key: string) => PARENT_KEYS[key.replace(/[_\-\s]/g, '').toLowerCase()] ?? key;
 
 /**
@@ -55,6 +58,7 @@ export class SellersJsonParser {
   private readonly maxIssuesPerCode: number;
   private readonly issueCounts = new Map<SellersIssueCode, number>();
   private readonly renamed = new Set<string>();
+  private readonly unknownKeys = new Set<string>();
   private readonly ctx: EntryContext;
   private sellers = 0;
   private errors = 0;
@@ -82,6 +86,7 @@ export class SellersJsonParser {
     this.ctx = {
       seenIds: new CompactStringSet(),
       onRenamed: (written, canonical, lineNo) => this.noteRenamed(written, canonical, lineNo),
+      onUnknownKey: (key, lineNo) => this.noteUnknownKey(key, lineNo),
     };
     this.scanner = new JsonArrayScanner(
       {
@@ -92,11 +97,12 @@ export class SellersJsonParser {
           this.sawSellersArray = true;
           this.noteRenamed(key, 'sellers', lineNo);
         },
-        onElement: (textValue, lineNo, tooLarge) => this.onElement(textValue, lineNo, tooLarge),
+        onElement: (textValue, lineNo, tooLarge, keysWritten) => this.onElement(textValue, lineNo, tooLarge, keysWritten),
         onSyntaxError: (message, lineNo, recovered) => {
           this.syntaxError = true;
           this.issue('INVALID_JSON', recovered ? `${message} (reading on)` : message, lineNo, null);
         },
+        onUtf16: (encoding) => this.issue('UTF16_ENCODING', `the body is ${encoding.toUpperCase()} (by its BOM); decoded, but UTF-8 is expected (RFC 8259 §8.1)`, null, null),
       },
       { maxValueChars: options.maxEntryChars },
     );
@@ -223,7 +229,7 @@ export class SellersJsonParser {
     }
   }
 
-  private onElement(textValue: string, lineNo: number, tooLarge: boolean): void {
+  private onElement(textValue: string, lineNo: number, tooLarge: boolean, keysWritten: number): void {
     if (tooLarge) {
       this.issue('VALUE_TOO_LARGE', 'a sellers entry is too large and was skipped', lineNo, null);
       return;
@@ -240,7 +246,7 @@ export class SellersJsonParser {
       this.issue('SELLER_NOT_OBJECT', `a sellers entry should be an object, found ${Array.isArray(entry) ? 'an array' : entry === null ? 'null' : typeof entry}`, lineNo, textValue);
       return;
     }
-    const seller = readSellerEntry(entry as Record<string, unknown>, lineNo, this.ctx, (code, message) => this.issue(code, message, lineNo, textValue), textValue);
+    const seller = readSellerEntry(entry as Record<string, unknown>, lineNo, this.ctx, (code, message) => this.issue(code, message, lineNo, textValue), textValue, keysWritten);
     this.sellers++;
     this.handler.onSeller?.(seller);
   }
@@ -250,6 +256,17 @@ export class SellersJsonParser {
     if (written === canonical || this.renamed.has(written)) return;
     this.renamed.add(written);
     this.issue('NONSTANDARD_KEY', `"${written}" should be written "${canonical}"`, lineNo, null);
+  }
+
+  /**
+   * A key that is no Seller field, noted once per file: a file that adds a field adds it to every
+   * entry, and one issue naming it says as much. The set is capped against files of random keys;
+   * past the cap a key is counted each time it appears.
+   */
+  private noteUnknownKey(key: string, lineNo: number): void {
+    if (this.unknownKeys.has(key)) return;
+    if (this.unknownKeys.size < MAX_NOTED_KEYS) this.unknownKeys.add(key);
+    this.issue('UNKNOWN_KEY', `${JSON.stringify(key)} is not a sellers.json 1.0 seller field (extensions belong in "ext"); not read`, lineNo, null);
   }
 
   private issue(code: SellersIssueCode, message: string, lineNo: number | null, entryText: string | null): void {
