@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   demo: () => import('./commands/demo.js'),
   reparse: () => import('./commands/reparse.js'),
   sql: () => import('./commands/sql.js'),
+  report: () => import('./commands/report.js'),
 };
 
 async function help(): Promise<string> {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { crawl } from '../../../pipelines/crawl.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
 import { summarizeSnapshot } from '../../../pipelines/summary.js';
+import { buildReport } from '../../report/index.js';
 import { parseConnectTo } from '../../fetch/index.js';
 import { DEMO_WEB } from '../../simweb/demo-web.js';
 import { startSimweb } from '../../simweb/index.js';
@@ -16,7 +17,7 @@ const usage = `Usage: adsnap demo [--out DIR] [--concurrency N]
 Runs the main job end to end with nothing from the internet: starts the built-in simulated web
 (synthetic sites calibrated from real files, hostile hosts and hand-written fixtures, with
 latency), crawls the sample lists in data-samples/demo/ into a snapshot under DIR (default
-./out), and prints a DuckDB summary of it.`;
+./out), prints a DuckDB summary of it, and writes its report (adsnap report) to DIR/report/.`;
 
 export const command: Command = {
   summary: 'crawl the built-in simulated web into ./out and summarize it',
@@ -54,6 +55,8 @@ export const command: Command = {
               `${s.requests} requests in ${s.elapsed_s}s. Manifest: ${result.manifestPath}\n\n`,
       );
       process.stdout.write((await summarizeSnapshot(outDir, result.snapshotDate)) + '\n');
+      const report = await buildReport({ roots: [outDir], outDir: path.join(outDir, 'report') });
+      process.stdout.write(`\nReport (${report.figures} figures, ${report.charts} charts; open it in a browser, it works offline): ${report.index}\n`);
       process.stdout.write(
         `\nQuery it yourself: in DuckDB, SET VARIABLE adsnap_root = '${outDir}'; then run sql/views.sql and e.g.\n` +
           `  SELECT * FROM adoption ORDER BY rank LIMIT 20;   SELECT * FROM authorized_sellers LIMIT 20;\n`,

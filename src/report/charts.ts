@@ -1,0 +1,96 @@
+/**
+ * Charts as static SVG, drawn by Vega-Lite (compiled to Vega, rendered by Vega's own SVG string
+ * renderer, `view.toSVG()`): no browser, no DOM, no canvas, nothing fetched. Vega-Lite because a
+ * chart is a small declarative JSON spec (easy to read, review and test), its defaults follow
+ * perception research (Vega's authors), and the SVG it writes is plain markup that prints and
+ * scales on a phone. Observable Plot would need a server-side DOM to do the same.
+ */
+import { parse, View } from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import type { ChartSpec } from './figures.js';
+
+const WIDTH = 560;
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif';
+
+/**
+ * The Vega-Lite spec of a figure's chart over its rows. The chart's title is the figure's heading
+ * on the page (and the SVG's accessible name, page.ts), so the spec carries it as a description.
+ */
+export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Record<string, unknown>[]): TopLevelSpec {
+  const values = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)])));
+  const percent = chart.percent ? { format: '.0%' } : {};
+  const temporal = chart.kind === 'line' || (chart.kind === 'stacked' && /date/.test(chart.x));
+  const config = {
+    font: FONT,
+    view: { stroke: null },
+    axis: { labelFontSize: 11, titleFontSize: 12, gridColor: '#e5e7eb' },
+    legend: { labelFontSize: 11, titleFontSize: 12, orient: 'bottom' as const, columns: 3, labelLimit: 260 },
+  };
+  const base = { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', description: title, data: { values }, width: WIDTH, config, background: 'white' };
+  const color = chart.color ? { color: { field: chart.color, type: 'nominal' as const, title: chart.color.replace(/_/g, ' ') } } : {};
+  switch (chart.kind) {
+    case 'line':
+      return {
+        ...base,
+        height: 260,
+        mark: { type: 'line', point: true },
+        encoding: {
+          x: { field: chart.x, type: 'temporal', title: chart.xTitle, axis: { format: '%Y-%m-%d', labelAngle: -30 } },
+          y: { field: chart.y, type: 'quantitative', title: chart.yTitle, axis: percent },
+          ...color,
+        },
+      } as TopLevelSpec;
+    case 'bar':
+      return {
+        ...base,
+        height: 240,
+        mark: { type: 'bar' },
+        encoding: {
+          x: { field: chart.x, type: 'nominal', title: chart.xTitle, sort: '-y', axis: { labelAngle: -30, labelLimit: 160 } },
+          y: { field: chart.y, type: 'quantitative', title: chart.yTitle, axis: percent },
+          ...color,
+        },
+      } as TopLevelSpec;
+    case 'hbar':
+      return {
+        ...base,
+        height: { step: 16 },
+        mark: { type: 'bar' },
+        encoding: {
+          y: { field: chart.y, type: 'nominal', title: chart.yTitle, sort: '-x', axis: { labelLimit: 220 } },
+          x: { field: chart.x, type: 'quantitative', title: chart.xTitle, axis: percent },
+          ...color,
+        },
+      } as TopLevelSpec;
+    case 'stacked':
+      return {
+        ...base,
+        height: 260,
+        mark: { type: 'bar' },
+        encoding: {
+          x: temporal
+            ? { field: chart.x, type: 'ordinal', timeUnit: 'yearmonthdate', title: chart.xTitle, axis: { format: '%Y-%m-%d', labelAngle: -30 } }
+            : { field: chart.x, type: 'nominal', title: chart.xTitle, axis: { labelAngle: 0 } },
+          y: { field: chart.y, type: 'quantitative', title: chart.yTitle, stack: true },
+          ...color,
+        },
+      } as TopLevelSpec;
+  }
+}
+
+/** Renders a Vega-Lite spec to an SVG document string. */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new View(parse(compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** Dates come from DuckDB as JS Dates or strings; Vega wants ISO text and plain numbers. */
+function plain(v: unknown): unknown {
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  if (typeof v === 'bigint') return Number(v);
+  return v;
+}

@@ -1,0 +1,471 @@
+/**
+ * The figures of `adsnap report`: each one a SQL query over the shipped views (sql/views.sql),
+ * with a stable key, a title, what it counts, and how to draw it. The queries read the nights in
+ * the report's window through two macros set up by `setupSql` (also written into report.json),
+ * so that any figure can be run again with `adsnap sql ROOT… -c "<setup>; <figure sql>"`.
+ *
+ * Definitions used throughout (the page says them too):
+ * - a site *serves* an ads.txt when its file's content was a text file with records or a
+ *   placeholder (`files.status` 'ok', 'placeholder' or 'too_large'), whatever the provenance;
+ *   *valid* is `files.valid` (served as text, parsed, not cut);
+ * - "latest night" is the last night in the window;
+ * - the rank bucket comes from `targets.rank` (the list's rank), cut at `--rank-buckets`.
+ */
+
+export type ChartKind = 'line' | 'bar' | 'hbar' | 'stacked';
+
+export interface ChartSpec {
+  kind: ChartKind;
+  /** Field on the x axis (line: a date; bar: a category; hbar: the value). */
+  x: string;
+  y: string;
+  /** Field that splits the series or the stack. */
+  color?: string;
+  xTitle: string;
+  yTitle: string;
+  /** Values are shares in [0, 1]: the axis is drawn in percent. */
+  percent?: boolean;
+}
+
+export interface FigureDef {
+  key: string;
+  title: string;
+  /** What is counted, in a sentence or two. */
+  about: string;
+  sql: string;
+  chart?: ChartSpec;
+  /** The figure compares nights: it needs two or more in the window. */
+  series?: boolean;
+  /** Rows shown in the page's table (all rows go to report.json and the CSV). */
+  tableRows?: number;
+}
+
+export interface SectionDef {
+  key: string;
+  title: string;
+  intro: string;
+  figures: FigureDef[];
+}
+
+/** The window of nights a report covers: asked for (from, to) and found in it (first, latest). */
+export interface ReportWindow {
+  from: string;
+  to: string;
+  firstNight: string;
+  latestNight: string;
+}
+
+/** The statements that define the window and the rank buckets, run before every figure. */
+export function setupSql(w: ReportWindow, buckets: readonly number[]): string[] {
+  const sorted = [...new Set(buckets)].sort((a, b) => a - b);
+  const arms: string[] = [];
+  let lower = 0;
+  for (const b of sorted) {
+    arms.push(`WHEN r <= ${b} THEN '${rankLabel(lower)}–${rankLabel(b)}'`);
+    lower = b;
+  }
+  const beyond = sorted.length > 0 ? `'beyond ${rankLabel(lower)}'` : `'ranked'`;
+  return [
+    `SET VARIABLE report_from = DATE '${w.from}'`,
+    `SET VARIABLE report_to = DATE '${w.to}'`,
+    `SET VARIABLE report_first_night = DATE '${w.firstNight}'`,
+    `SET VARIABLE report_to_night = DATE '${w.latestNight}'`,
+    `CREATE OR REPLACE MACRO in_window(d) AS d BETWEEN getvariable('report_from') AND getvariable('report_to')`,
+    `CREATE OR REPLACE MACRO rank_bucket(r) AS CASE WHEN r IS NULL THEN 'unranked' ${arms.join(' ')} ELSE ${beyond} END`,
+  ];
+}
+
+/** 1000 → '1k', 1000000 → '1M', 0 → '1' (the first bucket starts at rank 1). */
+export function rankLabel(n: number): string {
+  if (n === 0) return '1';
+  if (n % 1_000_000 === 0) return `${n / 1_000_000}M`;
+  if (n % 1_000 === 0) return `${n / 1_000}k`;
+  return String(n);
+}
+
+/** The bucket labels in rank order, as rank_bucket() writes them. */
+export function bucketLabels(buckets: readonly number[]): string[] {
+  const sorted = [...new Set(buckets)].sort((a, b) => a - b);
+  const out: string[] = [];
+  let lower = 0;
+  for (const b of sorted) {
+    out.push(`${rankLabel(lower)}–${rankLabel(b)}`);
+    lower = b;
+  }
+  out.push(sorted.length > 0 ? `beyond ${rankLabel(lower)}` : 'ranked', 'unranked');
+  return out;
+}
+
+const SERVED = `status IN ('ok', 'placeholder', 'too_large')`;
+const LATEST = `snapshot_date = getvariable('report_to_night')`;
+
+/** Stores whose apps run on TVs (app-ads.txt 1.0 names the CTV stores apart). */
+export const CTV_STORES = ['roku', 'amazon', 'samsung', 'lg', 'vizio', 'tvos', 'xbox', 'playstation'] as const;
+const CTV_LIST = CTV_STORES.map((s) => `'${s}'`).join(', ');
+
+export const SECTIONS: SectionDef[] = [
+  {
+    key: 'adoption',
+    title: '1. Adoption',
+    intro: 'How many listed sites serve an ads.txt, and how many apps reach an app-ads.txt through their developer site.',
+    figures: [
+      {
+        key: 'adoption.ads_txt_by_rank',
+        title: 'ads.txt served, valid and placeholder, by rank bucket',
+        about:
+          "Listed sites per night and rank bucket. Served: the file's content was ads.txt text (status ok, placeholder or too_large). Valid: files.valid. Placeholder: the IAB placeholder record only. Shares are of the bucket's sites.",
+        sql: `SELECT * EXCLUDE (first_rank), round(served / sites, 4) AS served_share, round(valid / sites, 4) AS valid_share, round(placeholder / sites, 4) AS placeholder_share
+FROM (
+  SELECT snapshot_date, rank_bucket(rank) AS rank_bucket, count(*) AS sites,
+    count(*) FILTER (WHERE ads_txt_status IN ('ok', 'placeholder', 'too_large')) AS served,
+    count(*) FILTER (WHERE ads_txt_valid) AS valid,
+    count(*) FILTER (WHERE ads_txt_status = 'placeholder') AS placeholder,
+    min(coalesce(rank, 2147483647)) AS first_rank
+  FROM adoption WHERE in_window(snapshot_date) GROUP BY ALL
+) ORDER BY snapshot_date, first_rank`,
+        chart: { kind: 'line', x: 'snapshot_date', y: 'valid_share', color: 'rank_bucket', xTitle: 'Snapshot date', yTitle: 'Sites with a valid ads.txt (% of bucket)', percent: true },
+      },
+      {
+        key: 'adoption.app_ads_txt_by_store',
+        title: 'app-ads.txt by store',
+        about:
+          "Listed apps per night and store. Developer site: the store listing named one (or the list did). Served / valid: the app-ads.txt of the developer host used (after the subdomain → parent fallback), as for ads.txt.",
+        sql: `SELECT *, round(served / apps, 4) AS served_share, round(valid / apps, 4) AS valid_share
+FROM (
+  SELECT a.snapshot_date, coalesce(a.store, 'other') AS store, count(*) AS apps,
+    count(*) FILTER (WHERE a.developer_url IS NOT NULL) AS developer_site,
+    count(*) FILTER (WHERE f.${SERVED}) AS served,
+    count(*) FILTER (WHERE f.valid) AS valid
+  FROM apps a
+  LEFT JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.subject AND f.file_kind = 'app-ads.txt'
+  WHERE in_window(a.snapshot_date) GROUP BY ALL
+) ORDER BY snapshot_date, apps DESC, store`,
+        chart: { kind: 'bar', x: 'store', y: 'valid_share', xTitle: 'Store', yTitle: 'Apps with a valid app-ads.txt (% of apps)', percent: true },
+      },
+    ],
+  },
+  {
+    key: 'variables',
+    title: '2. Variables',
+    intro: 'The ads.txt 1.1 variables that served files declare: who owns and manages the inventory, and where it is delegated.',
+    figures: [
+      {
+        key: 'variables.declared',
+        title: 'Files declaring each variable',
+        about:
+          'Served ads.txt and app-ads.txt files (of listed sites, declared subdomains, partners and developer hosts) declaring the variable at least once, and their share of the served files of that kind. app-ads.txt is split into CTV and mobile stores by the apps that use the file.',
+        sql: `WITH served AS (
+  SELECT f.snapshot_date, f.subject, f.file_kind,
+    CASE WHEN f.file_kind = 'ads.txt' THEN 'ads.txt'
+         WHEN f.subject IN (SELECT a.subject FROM apps a WHERE a.snapshot_date = f.snapshot_date AND a.store IN (${CTV_LIST})) THEN 'app-ads.txt (CTV)'
+         ELSE 'app-ads.txt (mobile)' END AS file_group
+  FROM files f WHERE in_window(f.snapshot_date) AND f.file_kind IN ('ads.txt', 'app-ads.txt') AND f.${SERVED}
+), declared AS (
+  SELECT DISTINCT snapshot_date, subject, file_kind, upper(name) AS name FROM ads_variables WHERE in_window(snapshot_date)
+), names AS (SELECT unnest(['OWNERDOMAIN', 'MANAGERDOMAIN', 'SUBDOMAIN', 'INVENTORYPARTNERDOMAIN', 'CONTACT']) AS name)
+SELECT s.snapshot_date, s.file_group, n.name, count(*) AS files_served, count(d.name) AS files_declaring,
+  round(count(d.name) / count(*), 4) AS share
+FROM served s CROSS JOIN names n
+LEFT JOIN declared d ON d.snapshot_date = s.snapshot_date AND d.subject = s.subject AND d.file_kind = s.file_kind AND d.name = n.name
+GROUP BY ALL ORDER BY s.snapshot_date, s.file_group, n.name`,
+        chart: { kind: 'line', x: 'snapshot_date', y: 'share', color: 'name', xTitle: 'Snapshot date', yTitle: 'Served files declaring it (%)', percent: true },
+      },
+      {
+        key: 'variables.managerdomain_countries',
+        title: 'MANAGERDOMAIN by country (latest night)',
+        about: "MANAGERDOMAIN lines of the latest night by the country given after the domain (ads.txt 1.1 §4.5); 'global' when none is given.",
+        sql: `SELECT coalesce(upper(value_country), 'global') AS country, count(*) AS declarations, count(DISTINCT subject) AS files
+FROM ads_variables WHERE ${LATEST} AND upper(name) = 'MANAGERDOMAIN'
+GROUP BY ALL ORDER BY declarations DESC, country LIMIT 50`,
+        chart: { kind: 'hbar', x: 'declarations', y: 'country', xTitle: 'MANAGERDOMAIN lines', yTitle: 'Country' },
+      },
+    ],
+  },
+  {
+    key: 'ad_systems',
+    title: '3. Ad systems',
+    intro: 'The ad systems that files authorize, and how they are named.',
+    figures: [
+      {
+        key: 'ad_systems.top',
+        title: 'Most-authorized ad systems (latest night)',
+        about:
+          'Per ad system: the ads.txt / app-ads.txt files naming it, its records, the share of DIRECT records and of records with a certification authority id. The 25 named by most files.',
+        sql: `SELECT ad_system_domain, count(DISTINCT (subject, file_kind)) AS files, count(*) AS records,
+  round(count(*) FILTER (WHERE relationship = 'DIRECT') / count(*), 4) AS direct_share,
+  round(count(*) FILTER (WHERE cert_authority_id IS NOT NULL) / count(*), 4) AS cert_id_share
+FROM ads_records WHERE ${LATEST}
+GROUP BY ALL ORDER BY files DESC, records DESC, ad_system_domain LIMIT 25`,
+        chart: { kind: 'hbar', x: 'files', y: 'ad_system_domain', xTitle: 'Files naming the ad system', yTitle: 'Ad system' },
+      },
+      {
+        key: 'ad_systems.relationship',
+        title: 'DIRECT and RESELLER records over time',
+        about: 'All ads.txt and app-ads.txt records per night by relationship, and the share of each.',
+        sql: `SELECT snapshot_date, relationship, count(*) AS records,
+  round(count(*) / sum(count(*)) OVER (PARTITION BY snapshot_date), 4) AS share
+FROM ads_records WHERE in_window(snapshot_date)
+GROUP BY snapshot_date, relationship ORDER BY snapshot_date, relationship`,
+        chart: { kind: 'stacked', x: 'snapshot_date', y: 'records', color: 'relationship', xTitle: 'Snapshot date', yTitle: 'Records' },
+      },
+    ],
+  },
+  {
+    key: 'consistency',
+    title: '4. Supply-chain consistency',
+    intro:
+      "Records of valid files checked against the ad system's sellers.json (view seller_match): seller ids the file does not list, relationships that contradict seller_type, and OWNERDOMAIN against the seller's domain.",
+    figures: [
+      {
+        key: 'consistency.by_ad_system',
+        title: 'Records checked against sellers.json, per ad system (latest night)',
+        about:
+          "Checkable: the ad system's sellers.json was read whole and valid. Missing: its seller id is not listed. Relationship mismatch: DIRECT for a seller typed INTERMEDIARY, or RESELLER for one typed PUBLISHER. Owner mismatch: a DIRECT record whose OWNERDOMAIN (or site) differs from the seller's domain. The 25 ad systems with most records.",
+        sql: `SELECT * REPLACE (round(missing / nullif(checkable, 0), 4) AS missing_share)
+FROM (
+  SELECT ad_system_domain, any_value(sellers_json_status) AS sellers_json_status, count(*) AS records,
+    count(*) FILTER (WHERE seller_found OR seller_missing) AS checkable,
+    count(*) FILTER (WHERE seller_missing) AS missing,
+    NULL::DOUBLE AS missing_share,
+    count(*) FILTER (WHERE relationship_consistent = false) AS relationship_mismatch,
+    count(*) FILTER (WHERE owner_domain_consistent = false) AS owner_mismatch
+  FROM seller_match WHERE ${LATEST} GROUP BY ALL
+) ORDER BY records DESC, ad_system_domain LIMIT 25`,
+        chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
+      },
+      {
+        key: 'consistency.over_time',
+        title: 'Consistency over time',
+        about: 'All records of valid files per night: checkable, missing, relationship and owner mismatches, and the missing share of checkable records.',
+        sql: `SELECT *, round(missing / nullif(checkable, 0), 4) AS missing_share
+FROM (
+  SELECT snapshot_date, count(*) AS records,
+    count(*) FILTER (WHERE seller_found OR seller_missing) AS checkable,
+    count(*) FILTER (WHERE seller_missing) AS missing,
+    count(*) FILTER (WHERE relationship_consistent = false) AS relationship_mismatch,
+    count(*) FILTER (WHERE owner_domain_consistent = false) AS owner_mismatch
+  FROM seller_match WHERE in_window(snapshot_date) GROUP BY ALL
+) ORDER BY snapshot_date`,
+        chart: { kind: 'line', x: 'snapshot_date', y: 'missing_share', xTitle: 'Snapshot date', yTitle: 'Checkable records with a missing seller id (%)', percent: true },
+      },
+    ],
+  },
+  {
+    key: 'pooling',
+    title: '5. Pooling',
+    intro:
+      'A seller account claimed as DIRECT by publishers that are not the same business: the signal of pooled (shared or resold) accounts, as in the IEEE S&P 2024 study of ads.txt and sellers.json misrepresentation. Owners are the OWNERDOMAIN each file declares, else the site itself; a DIRECT account should belong to one owner, the one its sellers.json entry names.',
+    figures: [
+      {
+        key: 'pooling.worst',
+        title: 'Seller ids claimed DIRECT by the most owners (latest night)',
+        about:
+          "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owner domains claiming it, how many of those owners are the domain its sellers.json entry names, and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
+        sql: `SELECT ad_system_domain, seller_account_id, any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain,
+  count(DISTINCT subject) AS sites, count(DISTINCT owner_domain) AS owners,
+  count(DISTINCT owner_domain) FILTER (WHERE owner_domain = seller_domain) AS owners_matching_seller_domain,
+  list_sort(list_distinct(list(owner_domain)))[1:5] AS sample_owners
+FROM seller_match
+WHERE ${LATEST} AND relationship = 'DIRECT'
+GROUP BY ALL HAVING count(DISTINCT owner_domain) >= 2
+ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
+        tableRows: 25,
+      },
+      {
+        key: 'pooling.over_time',
+        title: 'Pooled seller ids over time',
+        about: 'Per night: (ad system, seller id) pairs claimed DIRECT by two or more owners (as above), and the records that claim them.',
+        sql: `WITH pooled AS (
+  SELECT snapshot_date, ad_system_domain, seller_account_id, count(*) AS records
+  FROM seller_match
+  WHERE in_window(snapshot_date) AND relationship = 'DIRECT'
+  GROUP BY ALL HAVING count(DISTINCT owner_domain) >= 2
+)
+SELECT snapshot_date, count(*) AS pooled_ids, sum(records)::BIGINT AS records FROM pooled GROUP BY ALL ORDER BY snapshot_date`,
+        chart: { kind: 'line', x: 'snapshot_date', y: 'pooled_ids', xTitle: 'Snapshot date', yTitle: 'Pooled seller ids' },
+      },
+    ],
+  },
+  {
+    key: 'robots',
+    title: '6. robots.txt and AI crawlers',
+    intro:
+      "For each crawler in robots_verdicts, the listed sites whose robots.txt was read (status ok) that block it. Fully: the site root '/' is disallowed. Partly: '/' is allowed but the group that applies to it disallows something. By name: a group names the crawler; otherwise '*' decides.",
+    figures: [
+      {
+        key: 'robots.agents',
+        title: 'Sites blocking each crawler (latest night)',
+        about: "Shares are of listed sites with a robots.txt read that night. The verdict is RFC 9309's, as robots_verdicts records it.",
+        sql: `WITH sites AS (
+  SELECT f.snapshot_date, f.subject AS host FROM files f JOIN targets t ON t.snapshot_date = f.snapshot_date AND t.target = f.subject AND t.target_kind = 'domain'
+  WHERE f.${LATEST} AND f.file_kind = 'robots.txt' AND f.status = 'ok'
+), named AS (
+  SELECT DISTINCT host, lower(user_agent) AS agent FROM robots_rules WHERE ${LATEST}
+), disallowing AS (
+  SELECT DISTINCT host, lower(user_agent) AS agent FROM robots_rules WHERE ${LATEST} AND directive = 'disallow' AND path <> ''
+), verdict AS (
+  SELECT s.host, v.user_agent, v.allowed, n.agent IS NOT NULL AS by_name
+  FROM sites s
+  JOIN robots_verdicts v ON v.snapshot_date = s.snapshot_date AND v.host = s.host AND v.path = '/'
+  LEFT JOIN named n ON n.host = s.host AND n.agent = lower(v.user_agent)
+), v AS (
+  SELECT verdict.*, d.agent IS NOT NULL AS has_disallow
+  FROM verdict LEFT JOIN disallowing d ON d.host = verdict.host AND d.agent = CASE WHEN verdict.by_name THEN lower(verdict.user_agent) ELSE '*' END
+)
+SELECT *, round(blocked_fully / sites, 4) AS fully_share, round(blocked_partly / sites, 4) AS partly_share
+FROM (
+  SELECT user_agent, count(*) AS sites,
+    count(*) FILTER (WHERE NOT allowed) AS blocked_fully,
+    count(*) FILTER (WHERE allowed AND has_disallow) AS blocked_partly,
+    count(*) FILTER (WHERE allowed AND NOT has_disallow) AS not_blocked,
+    count(*) FILTER (WHERE NOT allowed AND by_name) AS fully_by_name,
+    count(*) FILTER (WHERE NOT allowed AND NOT by_name) AS fully_by_star
+  FROM v GROUP BY ALL
+) ORDER BY fully_share DESC, user_agent`,
+        chart: { kind: 'hbar', x: 'fully_share', y: 'user_agent', xTitle: "Sites disallowing '/' (% of sites with a robots.txt)", yTitle: 'Crawler', percent: true },
+      },
+      {
+        key: 'robots.agents_over_time',
+        title: 'Sites blocking each crawler fully, over time',
+        about: "Per night and crawler, the share of listed sites with a robots.txt read that disallow '/'.",
+        sql: `SELECT *, round(blocked_fully / sites, 4) AS fully_share
+FROM (
+  SELECT f.snapshot_date, v.user_agent, count(*) AS sites, count(*) FILTER (WHERE NOT v.allowed) AS blocked_fully
+  FROM files f
+  JOIN targets t ON t.snapshot_date = f.snapshot_date AND t.target = f.subject AND t.target_kind = 'domain'
+  JOIN robots_verdicts v ON v.snapshot_date = f.snapshot_date AND v.host = f.subject AND v.path = '/'
+  WHERE in_window(f.snapshot_date) AND f.file_kind = 'robots.txt' AND f.status = 'ok'
+  GROUP BY ALL
+) ORDER BY snapshot_date, user_agent`,
+        chart: { kind: 'line', x: 'snapshot_date', y: 'fully_share', color: 'user_agent', xTitle: 'Snapshot date', yTitle: "Sites disallowing '/' (%)", percent: true },
+        series: true,
+      },
+    ],
+  },
+  {
+    key: 'changes',
+    title: '7. Changes',
+    intro:
+      'What changed between consecutive observations of the same file (views record_changes and seller_changes): a night a file could not be read does not count as a change.',
+    figures: [
+      {
+        key: 'changes.per_night',
+        title: 'Records and sellers added and removed per night',
+        about:
+          'Per night: ads.txt / app-ads.txt records added and removed since the previous observation of their file, sellers.json entries added and removed, and listed sites that gained or lost a served ads.txt.',
+        sql: `WITH nights AS (SELECT DISTINCT snapshot_date FROM files WHERE in_window(snapshot_date)),
+rc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM record_changes GROUP BY ALL),
+sc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM seller_changes GROUP BY ALL),
+site AS (
+  SELECT o.snapshot_date,
+    count(*) FILTER (WHERE o.status IN ('ok', 'placeholder') AND p.status NOT IN ('ok', 'placeholder')) AS gained,
+    count(*) FILTER (WHERE p.status IN ('ok', 'placeholder') AND o.status NOT IN ('ok', 'placeholder')) AS lost
+  FROM file_observations o
+  JOIN file_observations p ON p.subject = o.subject AND p.file_kind = o.file_kind AND p.snapshot_date = o.previous_date
+  JOIN targets t ON t.snapshot_date = o.snapshot_date AND t.target = o.subject AND t.target_kind = 'domain'
+  WHERE o.file_kind = 'ads.txt' GROUP BY ALL
+)
+SELECT n.snapshot_date, coalesce(rc.added, 0) AS records_added, coalesce(rc.removed, 0) AS records_removed,
+  coalesce(sc.added, 0) AS sellers_added, coalesce(sc.removed, 0) AS sellers_removed,
+  coalesce(site.gained, 0) AS sites_gained_ads_txt, coalesce(site.lost, 0) AS sites_lost_ads_txt
+FROM nights n LEFT JOIN rc USING (snapshot_date) LEFT JOIN sc USING (snapshot_date) LEFT JOIN site USING (snapshot_date)
+WHERE n.snapshot_date > getvariable('report_first_night')
+ORDER BY n.snapshot_date`,
+        chart: { kind: 'line', x: 'snapshot_date', y: 'records_added', xTitle: 'Snapshot date', yTitle: 'Records added' },
+        series: true,
+      },
+      {
+        key: 'changes.ad_systems',
+        title: 'Ad systems gaining and losing most records (latest night)',
+        about: 'Records added minus records removed on the latest night, per ad system: the ten that gained most and the ten that lost most.',
+        sql: `WITH net AS (
+  SELECT *, added - removed AS net FROM (
+    SELECT ad_system_domain, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed
+    FROM record_changes WHERE ${LATEST} GROUP BY ALL
+  )
+)
+SELECT * FROM (SELECT *, 'gained' AS side FROM net WHERE net > 0 ORDER BY net DESC, ad_system_domain LIMIT 10)
+UNION ALL
+SELECT * FROM (SELECT *, 'lost' AS side FROM net WHERE net < 0 ORDER BY net, ad_system_domain LIMIT 10)
+ORDER BY net DESC, ad_system_domain`,
+        chart: { kind: 'hbar', x: 'net', y: 'ad_system_domain', xTitle: 'Records added minus removed', yTitle: 'Ad system' },
+        series: true,
+      },
+    ],
+  },
+  {
+    key: 'sellers',
+    title: '8. sellers.json',
+    intro: 'The sellers.json files of the ad systems that the files name: who they list, and what their headers say.',
+    figures: [
+      {
+        key: 'sellers.types',
+        title: 'Sellers by type (latest night)',
+        about: 'Entries of the sellers.json files read that night, by seller_type, with the share marked confidential.',
+        sql: `SELECT coalesce(seller_type, '(none)') AS seller_type, count(*) AS sellers,
+  round(count(*) / sum(count(*)) OVER (), 4) AS share,
+  round(count(*) FILTER (WHERE is_confidential) / count(*), 4) AS confidential_share
+FROM sellers WHERE ${LATEST} GROUP BY 1 ORDER BY sellers DESC, seller_type`,
+        chart: { kind: 'bar', x: 'seller_type', y: 'sellers', xTitle: 'seller_type', yTitle: 'Sellers' },
+      },
+      {
+        key: 'sellers.files',
+        title: 'sellers.json files (latest night)',
+        about:
+          'Per ad system: the status of its sellers.json, the entries, the file size in bytes, and the header fields it fills (version, contact_email, identifiers such as TAG-ID or DUNS). The 25 largest.',
+        sql: `SELECT f.subject AS ad_system_domain, f.status, f.records AS sellers, f.bytes,
+  h.version, h.contact_email IS NOT NULL AS has_contact_email, coalesce(len(h.identifier_names), 0) AS identifiers,
+  h.ext IS NOT NULL AS has_ext
+FROM files f LEFT JOIN sellers_files h ON h.snapshot_date = f.snapshot_date AND h.ad_system_domain = f.subject
+WHERE f.${LATEST} AND f.file_kind = 'sellers.json'
+ORDER BY f.records DESC NULLS LAST, f.subject LIMIT 25`,
+        chart: { kind: 'hbar', x: 'sellers', y: 'ad_system_domain', xTitle: 'Sellers listed', yTitle: 'Ad system' },
+      },
+      {
+        key: 'sellers.headers',
+        title: 'Header fields filled (latest night)',
+        about: 'Of the sellers.json files read whole that night: how many give each header field.',
+        sql: `SELECT count(*) AS files, count(version) AS version, count(contact_email) AS contact_email, count(contact_address) AS contact_address,
+  count(*) FILTER (WHERE len(identifier_names) > 0) AS identifiers, count(ext) AS ext
+FROM sellers_files WHERE ${LATEST}`,
+      },
+    ],
+  },
+  {
+    key: 'quality',
+    title: '9. Data quality',
+    intro: 'What the crawl met: the outcome of every file, how it was obtained, and the problems the parsers reported.',
+    figures: [
+      {
+        key: 'quality.file_status',
+        title: 'File outcomes (latest night)',
+        about: 'Files per kind and status (what the content was, or why there was none).',
+        sql: `SELECT file_kind, status, count(*) AS files FROM files WHERE ${LATEST} GROUP BY ALL ORDER BY file_kind, files DESC, status`,
+        chart: { kind: 'stacked', x: 'file_kind', y: 'files', color: 'status', xTitle: 'File kind', yTitle: 'Files' },
+      },
+      {
+        key: 'quality.obtained',
+        title: 'How files were obtained, per night',
+        about: "fetched (a new body), revalidated (304), reused (a fresh copy, no request: --reuse-fresh), carried_forward (the night's request failed; the earlier copy stands).",
+        sql: `SELECT snapshot_date, coalesce(obtained, 'none') AS obtained, count(*) AS files FROM files WHERE in_window(snapshot_date) GROUP BY ALL ORDER BY snapshot_date, obtained`,
+        chart: { kind: 'stacked', x: 'snapshot_date', y: 'files', color: 'obtained', xTitle: 'Snapshot date', yTitle: 'Files' },
+      },
+      {
+        key: 'quality.fetch_outcomes',
+        title: 'Fetch outcomes (latest night)',
+        about: 'Requests by HTTP status class, or by the error that ended them (fetches.error).',
+        sql: `SELECT file_kind, CASE WHEN error IS NOT NULL THEN error WHEN status_code IS NULL THEN 'no answer' ELSE (status_code // 100)::VARCHAR || 'xx' END AS outcome, count(*) AS requests
+FROM fetches WHERE ${LATEST} GROUP BY ALL ORDER BY file_kind, requests DESC, outcome`,
+        chart: { kind: 'stacked', x: 'file_kind', y: 'requests', color: 'outcome', xTitle: 'File kind', yTitle: 'Requests' },
+      },
+      {
+        key: 'quality.parse_issues',
+        title: 'Parse issues (latest night)',
+        about: 'The 25 most frequent parse issue codes, with the files they occur in.',
+        sql: `SELECT file_kind, severity, code, count(*) AS issues, count(DISTINCT subject) AS files FROM parse_issues WHERE ${LATEST}
+GROUP BY ALL ORDER BY issues DESC, file_kind, code LIMIT 25`,
+        chart: { kind: 'hbar', x: 'issues', y: 'code', xTitle: 'Issues', yTitle: 'Code' },
+      },
+    ],
+  },
+];

@@ -1,0 +1,146 @@
+/**
+ * `adsnap report`: a snapshot series turned into a page people read. Every figure is a query over
+ * the shipped views (figures.ts), run with DuckDB over the snapshot roots; the page
+ * (`index.html`: one file, charts as inline SVG, nothing fetched), `report.json` (every figure's
+ * rows by its stable key, with the SQL that made them) and one CSV per figure are written to the
+ * output folder.
+ */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { openSnapshotDb } from '../../pipelines/summary.js';
+import { renderSvg, vegaLiteSpec } from './charts.js';
+import { SECTIONS, setupSql, bucketLabels, type FigureDef, type ReportWindow } from './figures.js';
+import { renderPage } from './page.js';
+import { cellConverter, csvField } from '../cli/sql-output.js';
+import type { Json } from '@duckdb/node-api';
+
+export const DEFAULT_RANK_BUCKETS: readonly number[] = Object.freeze([1_000, 10_000, 100_000, 1_000_000]);
+
+export interface ReportOptions {
+  roots: readonly string[];
+  outDir: string;
+  /** First and last snapshot date to report (YYYY-MM-DD); default: the whole series. */
+  from?: string | null;
+  to?: string | null;
+  rankBuckets?: readonly number[];
+  /** Clock for the page's "generated" line (tests). */
+  now?: Date;
+}
+
+export type Row = Record<string, Json | null>;
+
+export interface FigureResult {
+  key: string;
+  title: string;
+  about: string;
+  sql: string;
+  columns: string[];
+  rows: Row[];
+  /** Why the figure has no chart or no rows, said on the page instead of an empty chart. */
+  note: string | null;
+  csv: string;
+  /** The chart's SVG (index.html only; not in report.json). */
+  svg: string | null;
+}
+
+export interface ReportResult {
+  index: string;
+  json: string;
+  nights: string[];
+  figures: number;
+  charts: number;
+}
+
+export interface ReportJson {
+  report_version: 1;
+  generated_at: string;
+  roots: string[];
+  window: { from: string | null; to: string | null; nights: string[] };
+  rank_buckets: number[];
+  /** Run these in `adsnap sql` before a figure's SQL to get the same rows. */
+  setup_sql: string[];
+  missing: string[];
+  sections: { key: string; title: string; intro: string; figures: Omit<FigureResult, 'svg' | 'csv'>[] }[];
+}
+
+export async function buildReport(o: ReportOptions): Promise<ReportResult> {
+  const buckets = [...(o.rankBuckets ?? DEFAULT_RANK_BUCKETS)];
+  const db = await openSnapshotDb(o.roots.length === 1 ? o.roots[0]! : o.roots);
+  try {
+    const allNights = (await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM files ORDER BY d`)).map((r) => String(r.d));
+    const nights = allNights.filter((d) => (!o.from || d >= o.from) && (!o.to || d <= o.to));
+    const missing: string[] = [];
+    if (allNights.length === 0) missing.push('The snapshot roots hold no files rows: no night to report.');
+    else if (nights.length === 0) missing.push(`No night between ${o.from ?? 'the first'} and ${o.to ?? 'the last'}: the roots hold ${allNights[0]} to ${allNights[allNights.length - 1]}.`);
+    else if (nights.length === 1) missing.push(`One night (${nights[0]}): the figures over time need two or more, and the changes section compares consecutive nights.`);
+
+    const window: ReportWindow | null =
+      nights.length === 0 ? null : { from: o.from ?? nights[0]!, to: o.to ?? nights[nights.length - 1]!, firstNight: nights[0]!, latestNight: nights[nights.length - 1]! };
+    const setup = window ? setupSql(window, buckets) : [];
+    for (const stmt of setup) await db.rows(stmt);
+
+    const sections: { key: string; title: string; intro: string; figures: FigureResult[] }[] = [];
+    for (const s of SECTIONS) {
+      const figures: FigureResult[] = [];
+      for (const f of s.figures) figures.push(await runFigure(db, f, nights.length, buckets));
+      sections.push({ key: s.key, title: s.title, intro: s.intro, figures });
+    }
+
+    await mkdir(o.outDir, { recursive: true });
+    const generatedAt = (o.now ?? new Date()).toISOString();
+    const json: ReportJson = {
+      report_version: 1,
+      generated_at: generatedAt,
+      roots: o.roots.map((r) => path.resolve(r)),
+      window: { from: window?.from ?? o.from ?? null, to: window?.to ?? o.to ?? null, nights },
+      rank_buckets: buckets,
+      setup_sql: setup,
+      missing,
+      sections: sections.map((s) => ({ ...s, figures: s.figures.map(({ svg: _svg, csv: _csv, ...f }) => f) })),
+    };
+    const figures = sections.flatMap((s) => s.figures);
+    for (const f of figures) await writeAtomic(path.join(o.outDir, `${f.key}.csv`), f.csv);
+    const jsonPath = path.join(o.outDir, 'report.json');
+    await writeAtomic(jsonPath, JSON.stringify(json, null, 2) + '\n');
+    const indexPath = path.join(o.outDir, 'index.html');
+    await writeAtomic(indexPath, renderPage({ generatedAt, roots: o.roots, nights, missing, buckets: bucketLabels(buckets), sections }));
+    return { index: indexPath, json: jsonPath, nights, figures: figures.length, charts: figures.filter((f) => f.svg !== null).length };
+  } finally {
+    db.close();
+  }
+}
+
+async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: FigureDef, nights: number, _buckets: number[]): Promise<FigureResult> {
+  const base = { key: f.key, title: f.title, about: f.about, sql: f.sql };
+  if (nights === 0) return { ...base, columns: [], rows: [], note: 'No night to report.', csv: '', svg: null };
+  if (f.series && nights < 2) return { ...base, columns: [], rows: [], note: 'Needs two or more nights.', csv: '', svg: null };
+  let reader;
+  try {
+    reader = await db.connection.runAndReadAll(f.sql);
+  } catch (err) {
+    throw new Error(`figure ${f.key}: ${(err as Error).message}`, { cause: err });
+  }
+  const columns = reader.columnNames();
+  const rows: Row[] = reader.convertRowObjects(cellConverter);
+  let note: string | null = rows.length === 0 ? 'No rows: nothing of this kind in the window.' : null;
+  let svg: string | null = null;
+  if (f.chart && rows.length > 0) {
+    // A line over one night is a dot: say so and show the table.
+    if (f.chart.kind === 'line' && nights < 2) note = 'One night: the line over time needs two or more (the table has the figures).';
+    else svg = await renderSvg(vegaLiteSpec(f.chart, f.title, rows));
+  }
+  return { ...base, columns, rows, note, csv: toCsv(columns, rows), svg };
+}
+
+/** RFC 4180 CSV with a header line. */
+function toCsv(columns: string[], rows: Row[]): string {
+  const lines = [columns.map((c) => csvField(c)).join(',')];
+  for (const r of rows) lines.push(columns.map((c) => csvField(r[c] ?? null)).join(','));
+  return lines.join('\r\n') + '\r\n';
+}
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+}
