@@ -76,6 +76,7 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, refer
       variables: summary?.variables ?? 0,
       errors,
       warnings,
+      lines: got.body?.lines ?? null,
       ...bodyColumns(got),
     }),
   );

@@ -2,6 +2,8 @@ import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse
 import { HtmlSniffer } from '../src/parse/adstxt/html-sniffer.js';
 import { RobotsParser, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
 import { sellerRow, SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
+import { LineCounter } from '../src/parse/text/line-count.js';
+import { intermediaryToFetch } from '../src/resolve/intermediaries.js';
 import { adsRecordColumns, adsVariableColumns, issueRow } from '../src/tables/rows.js';
 import type { Rows } from './context.js';
 
@@ -21,8 +23,9 @@ export async function parseAdsBody(
   fileKind: AdsFileKind,
   body: AsyncIterable<Uint8Array>,
   named?: Set<string>,
-): Promise<{ summary: AdsTxtSummary; counts: IssueCounts }> {
+): Promise<{ summary: AdsTxtSummary; counts: IssueCounts; lines: number }> {
   const counts: IssueCounts = { errors: 0, warnings: 0 };
+  const lines = new LineCounter();
   const parser = new AdsTxtParser(
     {
       onRecord(r) {
@@ -41,15 +44,18 @@ export async function parseAdsBody(
   );
   for await (const chunk of body) {
     parser.push(chunk);
+    lines.push(chunk);
     await out.settle();
   }
-  return { summary: parser.end(), counts };
+  return { summary: parser.end(), counts, lines: lines.end() };
 }
 
 /** A robots.txt as parsed, and whether the body is in fact an HTML page (a soft 404). */
 export interface ParsedRobots {
   txt: RobotsTxt;
   html: boolean;
+  /** Physical lines of the body (files.lines). */
+  lines: number;
 }
 
 /** Bytes of a robots.txt body looked at to tell an HTML page from a robots.txt. */
@@ -57,16 +63,18 @@ const ROBOTS_SNIFF_BYTES = 4096;
 
 export async function parseRobotsBody(body: AsyncIterable<Uint8Array>): Promise<ParsedRobots> {
   const parser = new RobotsParser();
+  const lines = new LineCounter();
   const head: Uint8Array[] = [];
   let headBytes = 0;
   for await (const chunk of body) {
+    lines.push(chunk);
     if (headBytes < ROBOTS_SNIFF_BYTES) {
       head.push(chunk.subarray(0, ROBOTS_SNIFF_BYTES - headBytes));
       headBytes += Math.min(chunk.length, ROBOTS_SNIFF_BYTES - headBytes);
     }
     parser.push(chunk);
   }
-  return { txt: parser.end(), html: looksLikeHtml(Buffer.concat(head).toString('utf8')) };
+  return { txt: parser.end(), html: looksLikeHtml(Buffer.concat(head).toString('utf8')), lines: lines.end() };
 }
 
 /** The ads.txt sniffer's rule (html-sniffer.ts) on a robots.txt's first lines, `#` comments removed. */
@@ -103,11 +111,19 @@ export function emitRobots(out: Rows, host: string, txt: RobotsTxt | null, polic
   return rules;
 }
 
-export async function parseSellersBody(out: Rows, domain: string, body: AsyncIterable<Uint8Array>): Promise<{ summary: SellersSummary; counts: IssueCounts }> {
+/**
+ * `intermediaries`, when given, collects the hosts whose sellers.json the file's INTERMEDIARY and
+ * BOTH entries name (the next round of the sellers phase; src/resolve/intermediaries.ts).
+ */
+export async function parseSellersBody(out: Rows, domain: string, body: AsyncIterable<Uint8Array>, intermediaries?: Set<string>): Promise<{ summary: SellersSummary; counts: IssueCounts }> {
   const counts: IssueCounts = { errors: 0, warnings: 0 };
   const parser = new SellersJsonParser({
     onSeller(s) {
       out.emit('sellers', sellerRow(domain, s));
+      if (intermediaries) {
+        const host = intermediaryToFetch(s.sellerType, s.domain);
+        if (host !== null) intermediaries.add(host);
+      }
     },
     onIssue(i) {
       count(counts, i.severity);

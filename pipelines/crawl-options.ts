@@ -4,6 +4,7 @@ import type { Shard } from '../src/util/shard.js';
 import type { RunLockOptions } from '../src/store/run-lock.js';
 import type { RunStats } from './run-stats.js';
 import type { Stage } from './shard-exchange.js';
+import { checkLocation } from '../src/resolve/sellers-location.js';
 
 export interface CrawlOptions {
   /** Domain list (path or '-'), or null. */
@@ -24,8 +25,21 @@ export interface CrawlOptions {
   verdictPaths?: readonly string[];
   /** @default 'store' */
   obeyRobots?: 'store' | 'all';
-  /** Fetch the sellers.json of every ad system named. @default true */
+  /** Fetch the sellers.json of every ad system named (and of the intermediaries they name). @default true */
   sellers?: boolean;
+  /**
+   * Where ad systems publish sellers.json, on top of the shipped table (data/sellers-locations.tsv):
+   * ad system domain → URL. The file stays the ad system's (files.subject, sellers.ad_system_domain).
+   * @default {}
+   */
+  sellersLocations?: Readonly<Record<string, string>>;
+  /**
+   * The last round of the sellers phase: 0 = only the ad systems named by records; k = also the
+   * sellers.json of intermediaries up to k INTERMEDIARY/BOTH links away. @default 5
+   */
+  sellersDepth?: number;
+  /** At most this many intermediary sellers.json (rounds ≥ 1) a night; reaching it is in the manifest. @default 20000 */
+  maxIntermediaries?: number;
   signal?: AbortSignal;
   /**
    * Rows per Parquet row group (each table buffers up to one row group before encoding it, so
@@ -39,7 +53,11 @@ export interface CrawlOptions {
   stats?: RunStats;
   /** This machine's part of a sharded snapshot (`--shard K/N`). @default null (the whole crawl) */
   shard?: Shard | null;
-  /** Stage of a sharded snapshot: 'targets', then 'referrals', then 'sellers', each run by every shard. @default 'targets' */
+  /**
+   * Stage of a sharded snapshot: 'targets', then 'referrals', then 'sellers' (the ad systems'
+   * sellers.json), each run by every shard, then 'intermediaries' (the later rounds), run by shard 0
+   * only. @default 'targets'
+   */
   stage?: Stage;
   /**
    * The earlier snapshot an incremental run builds on: a snapshot root (its latest snapshot date
@@ -85,7 +103,7 @@ export interface CrawlResult {
 }
 
 /** Upper bounds of the numeric options (a typo must not become 10 million sockets). */
-export const CRAWL_LIMITS = { concurrency: 4096, checkpointSeconds: 86_400 } as const;
+export const CRAWL_LIMITS = { concurrency: 4096, checkpointSeconds: 86_400, sellersDepth: 32, maxIntermediaries: 10_000_000 } as const;
 
 /**
  * Checks every option before anything touches the disk (a run id like `../x` must never reach
@@ -105,10 +123,25 @@ export function validateCrawlOptions(o: CrawlOptions): void {
   int('checkpointSeconds', o.checkpointSeconds, 0, CRAWL_LIMITS.checkpointSeconds);
   int('limit', o.limit, 0, Number.MAX_SAFE_INTEGER);
   int('rowGroupRows', o.rowGroupRows, 1, 1 << 24);
+  int('sellersDepth', o.sellersDepth, 0, CRAWL_LIMITS.sellersDepth);
+  int('maxIntermediaries', o.maxIntermediaries, 0, CRAWL_LIMITS.maxIntermediaries);
+  for (const [k, v] of Object.entries(o.sellersLocations ?? {})) {
+    if (typeof v !== 'string') throw new TypeError(`sellersLocations[${JSON.stringify(k)}] must be a URL string`);
+    checkLocation(k, v, 'sellersLocations');
+  }
+  if (o.stage === 'intermediaries' && o.shard && o.shard.index !== 0) {
+    throw new TypeError(`the intermediaries stage runs once, as shard 0 of ${o.shard.count} (each round needs every file of the round before): run it with --shard 0/${o.shard.count}`);
+  }
   if (o.now !== undefined && Number.isNaN(o.now.getTime())) throw new TypeError('now must be a valid time');
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+/** `sellersLocations` normalised (ad system lower-cased ASCII, URL as parsed), sorted by ad system. */
+export function sellersLocationOverrides(o: Pick<CrawlOptions, 'sellersLocations'>): Record<string, string> {
+  const entries = Object.entries(o.sellersLocations ?? {}).map(([k, v]) => checkLocation(k, v, 'sellersLocations'));
+  return Object.fromEntries(entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+}
 
 export function isCalendarDate(s: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;

@@ -19,7 +19,7 @@ import { productToken, version } from '../src/version.js';
 import { crawlAdsFile } from './ads-file-job.js';
 import { AppRegistry, crawlApp, developerHost, emitAppTarget, finishApp, readListing } from './app-job.js';
 import { PendingApps } from './pending-apps.js';
-import { readShardReports, type Stage } from './shard-exchange.js';
+import { previousStage, readShardReports, type Stage } from './shard-exchange.js';
 import { RowEmitter, type CrawlContext, type Incremental } from './context.js';
 import { PreviousLookup } from './previous-lookup.js';
 import { crawlDomain } from './domain-job.js';
@@ -28,8 +28,9 @@ import { Referrals } from './referral-registry.js';
 import { deriveRunId, RunJournal, type Phase, type RunState, type WorkPhase } from './run-journal.js';
 import { robotsFor } from './robots-job.js';
 import { RunStats } from './run-stats.js';
-import { crawlSellers } from './sellers-job.js';
-import { EmptyListError, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
+import { runSellersRounds, SELLERS_DEFAULTS } from './sellers-rounds.js';
+import { SellersLocations } from '../src/resolve/sellers-location.js';
+import { EmptyListError, sellersLocationOverrides, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
 import { alreadyComplete, checkSameInputs, readInputs, type RunInputs } from './run-inputs.js';
 import { compactAndCommit, finishCommit } from './run-commit.js';
 
@@ -186,8 +187,9 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   /**
    * Runs one phase over its input, skipping what an earlier attempt finished, with checkpoints.
    * Each item is a unit: its rows reach the writer only when it is done (`RowScope`).
+   * `units` leaves the phase where it is (the sellers phase's rounds); `pool` then moves on.
    */
-  const pool = async <T>(phase: WorkPhase, items: AsyncIterable<T> | Iterable<T>, width: number, work: (c: CrawlContext, item: T) => Promise<void | (() => void)>) => {
+  const units = async <T>(phase: WorkPhase, items: AsyncIterable<T> | Iterable<T>, width: number, work: (c: CrawlContext, item: T) => Promise<void | (() => void)>) => {
     await runPool(
       items,
       width,
@@ -214,6 +216,9 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       },
     );
     throwIfAborted(signal);
+  };
+  const pool = async <T>(phase: WorkPhase, items: AsyncIterable<T> | Iterable<T>, width: number, work: (c: CrawlContext, item: T) => Promise<void | (() => void)>) => {
+    await units(phase, items, width, work);
     state.done[phase] = { prefix: Number.MAX_SAFE_INTEGER, extra: [] };
     await checkpoint(nextPhase(phase));
   };
@@ -223,9 +228,10 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   const shardOwns = (host: string) => owns(shard, host);
   try {
     ctx.incremental = await openIncremental(options, snapshotDate);
-    if (stage === 'referrals' || stage === 'sellers') {
+    const before = stage === 'all' ? null : previousStage(stage);
+    if (before !== null) {
       // Learn what every shard found in the previous stage.
-      for (const r of await readShardReports(options.outDir, snapshotDate, shard!, stage === 'referrals' ? 'targets' : 'referrals')) referrals.merge(r);
+      for (const r of await readShardReports(options.outDir, snapshotDate, shard!, before)) referrals.merge(r);
     }
 
     if (inputs.domains) {
@@ -294,15 +300,26 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     }
     throwIfAborted(signal);
 
-    // sellers.json phase: every ad system named by a record kept in this snapshot, once.
-    if ((stage === 'all' || stage === 'sellers') && !reached('seal')) {
+    // sellers.json phase: every ad system named by a record kept in this snapshot, then the
+    // intermediaries their files name, round by round; each file once a night (sellers-rounds.ts).
+    if ((stage === 'all' || stage === 'sellers' || stage === 'intermediaries') && !reached('seal')) {
       stats.phase = 'sellers';
-      state.sellersList ??= options.sellers === false ? [] : [...referrals.adSystems].sort().filter(shardOwns);
-      stats.queued = state.sellersList.length - doneCount(state.done.sellers, state.sellersList.length);
-      await pool('sellers', state.sellersList, Math.max(1, Math.min(concurrency, 16)), async (c, domain) => {
-        await crawlSellers(c, referrals, domain);
-        stats.queued--;
+      const width = Math.max(1, Math.min(concurrency, 16));
+      await runSellersRounds({
+        state,
+        referrals,
+        stats,
+        stage,
+        owns: shardOwns,
+        sellers: options.sellers !== false,
+        depth: options.sellersDepth ?? SELLERS_DEFAULTS.depth,
+        maxIntermediaries: options.maxIntermediaries ?? SELLERS_DEFAULTS.maxIntermediaries,
+        locations: await SellersLocations.load(sellersLocationOverrides(options)),
+        runUnits: (list, work) => units('sellers', list, width, work),
+        checkpoint: () => checkpoint('sellers'),
       });
+      state.done.sellers = { prefix: Number.MAX_SAFE_INTEGER, extra: [] };
+      await checkpoint('seal');
     }
     throwIfAborted(signal);
 
@@ -312,7 +329,9 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     state.staged = await writer.seal();
     if (pending) await pending.close();
     state.stats = stats.toJSON();
-    state.shardReport = shard && stage !== 'all' && stage !== 'sellers' ? { stage, report: referrals.report() } : null;
+    // Every stage but the last tells the next what it found (the sellers stage: the intermediaries named).
+    state.shardReport = shard && stage !== 'all' && stage !== 'intermediaries' ? { stage, report: referrals.report() } : null;
+    const sellersRounds = state.sellersRounds ?? null;
     state.manifest = {
       run_id: runId,
       snapshot_date: snapshotDate,
@@ -320,7 +339,19 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       node_version: process.version,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, sellers: options.sellers !== false, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false },
+      options: {
+        concurrency,
+        obey_robots: ctx.options.obeyRobots,
+        user_agent: fetchConfig.userAgent,
+        sellers: options.sellers !== false,
+        sellers_depth: options.sellersDepth ?? SELLERS_DEFAULTS.depth,
+        max_intermediaries: options.maxIntermediaries ?? SELLERS_DEFAULTS.maxIntermediaries,
+        sellers_locations: sellersLocationOverrides(options),
+        reuse_fresh: options.reuseFresh ?? false,
+        compact: options.compact !== false,
+      },
+      // The sellers phase's rounds: files asked per round, and the bound on intermediary files when reached.
+      sellers_rounds: sellersRounds ? { rounds: sellersRounds.files, limit_reached: sellersRounds.limitReached === null ? null : { round: sellersRounds.limitReached.round, not_fetched: sellersRounds.limitReached.notFetched } } : null,
       previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,
       shard: shard ? { index: shard.index, count: shard.count, stage } : null,
       list,
@@ -376,6 +407,10 @@ function runIdentity(o: CrawlOptions, stage: Stage | 'all'): Record<string, unkn
     zipEntry: o.zipEntry ?? null,
     obeyRobots: o.obeyRobots ?? 'store',
     sellers: o.sellers !== false,
+    // Only when not the default, so that runs started before these options existed keep their id.
+    ...(o.sellersDepth !== undefined && o.sellersDepth !== SELLERS_DEFAULTS.depth ? { sellersDepth: o.sellersDepth } : {}),
+    ...(o.maxIntermediaries !== undefined && o.maxIntermediaries !== SELLERS_DEFAULTS.maxIntermediaries ? { maxIntermediaries: o.maxIntermediaries } : {}),
+    ...(Object.keys(sellersLocationOverrides(o)).length > 0 ? { sellersLocations: sellersLocationOverrides(o) } : {}),
     ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}`, stage } : {}),
   };
 }

@@ -15,6 +15,11 @@ import type { ShardReport } from './shard-exchange.js';
 export class Referrals {
   readonly partners = new OwnStringSet();
   readonly adSystems = new OwnStringSet();
+  /**
+   * Domains named by the INTERMEDIARY/BOTH entries of the sellers.json files read so far this
+   * night (their host: src/resolve/intermediaries.ts): the next rounds of the sellers phase.
+   */
+  readonly intermediaries = new OwnStringSet();
   /** Store hosts whose listings were read (sharded runs record their robots.txt in stage 2). */
   readonly storeHosts = new OwnStringSet();
   /** Root domains of the input list: their robots.txt and ads.txt are recorded by the domain job. */
@@ -33,6 +38,12 @@ export class Referrals {
     if (this.adSystems.has(domain)) return;
     this.adSystems.add(domain);
     by.note('adSystems', domain);
+  }
+
+  addIntermediary(domain: string, by: Rows): void {
+    if (this.intermediaries.has(domain)) return;
+    this.intermediaries.add(domain);
+    by.note('intermediaries', domain);
   }
 
   addStoreHost(host: string, by: Rows): void {
@@ -69,6 +80,7 @@ export class Referrals {
       claimed: keep('claimed', this.claimed),
       robotsClaimed: keep('robotsClaimed', this.robotsClaimed),
       storeHosts: keep('storeHosts', this.storeHosts),
+      intermediaries: keep('intermediaries', this.intermediaries),
       pendingApps: [],
     };
   }
@@ -85,6 +97,7 @@ export class Referrals {
       claimed: [...this.claimed],
       robotsClaimed: [...this.robotsClaimed],
       storeHosts: [...this.storeHosts],
+      intermediaries: [...this.intermediaries],
       pendingApps: [],
     };
   }
@@ -96,6 +109,7 @@ export class Referrals {
     for (const c of r.claimed) this.claimed.add(c);
     for (const h of r.robotsClaimed) this.robotsClaimed.add(h);
     for (const h of r.storeHosts ?? []) this.storeHosts.add(h);
+    for (const d of r.intermediaries ?? []) this.intermediaries.add(d);
   }
 
   /** True when this host's robots.txt has not been recorded yet in this run (and now is claimed). */

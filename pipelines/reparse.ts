@@ -101,9 +101,9 @@ async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
   const truncated = f.status === 'too_large';
   if (f.file_kind === 'ads.txt' || f.file_kind === 'app-ads.txt') {
     if (!stream) return row;
-    const { summary, counts } = await parseAdsBody(out, f.subject, f.file_kind, stream);
+    const { summary, counts, lines } = await parseAdsBody(out, f.subject, f.file_kind, stream);
     const verdict = adsFileStatus({ parseStatus: summary.status, contentType: f.content_type, truncated, records: summary.records, variables: summary.variables });
-    return Object.assign(row, { records: summary.records, variables: summary.variables, errors: counts.errors, warnings: counts.warnings, ...verdict });
+    return Object.assign(row, { records: summary.records, variables: summary.variables, errors: counts.errors, warnings: counts.warnings, lines, ...verdict });
   }
   if (f.file_kind === 'robots.txt') {
     const parsed = stream ? await parseRobotsBody(stream) : null;
@@ -111,7 +111,7 @@ async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
     const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, row.obtained !== 'fetched');
     const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS);
     if (!parsed || !txt) return row;
-    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error'), warnings: count(txt.issues, 'warning'), ...robotsFileStatus({ truncated, html: parsed.html }) });
+    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error'), warnings: count(txt.issues, 'warning'), lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });
   }
   if (f.file_kind === 'sellers.json') {
     if (stream) {

@@ -45,6 +45,7 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
       variables: txt ? txt.sitemaps.length + txt.others.length : 0,
       errors: txt ? txt.issues.filter((i) => i.severity === 'error').length : 0,
       warnings: txt ? txt.issues.filter((i) => i.severity === 'warning').length : 0,
+      lines: got.body?.lines ?? null,
       ...bodyColumns(got),
     }),
   );

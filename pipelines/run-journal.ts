@@ -31,6 +31,24 @@ export interface InputFingerprint {
   complete: boolean;
 }
 
+/**
+ * The rounds of the sellers phase (src/resolve/intermediaries.ts): round 0 is the ad systems'
+ * sellers.json, round k those named by INTERMEDIARY/BOTH entries of round k−1 files. Each round's
+ * list is fixed when it starts (`sellersList`) and its done set is `done.sellers`, so a resumed
+ * run goes on inside the round it was in; what earlier rounds fetched is kept here, so no file is
+ * fetched twice in a night.
+ */
+export interface SellersRounds {
+  /** The round `sellersList` belongs to. */
+  round: number;
+  /** Domains whose sellers.json an earlier round of this night asked for. */
+  fetched: string[];
+  /** Files asked per finished round, in round order (a sharded `intermediaries` stage starts at round 1). */
+  files: { round: number; files: number }[];
+  /** When the bound on intermediary files per night cut a round: which, and how many it left out. */
+  limitReached: { round: number; notFetched: number } | null;
+}
+
 export interface RunState {
   version: 2;
   runId: string;
@@ -41,6 +59,8 @@ export interface RunState {
   /** Inputs of the referral phases, fixed when the phase starts. */
   partnerList: string[] | null;
   sellersList: string[] | null;
+  /** Absent in a checkpoint written before the rounds existed (it is round 0). */
+  sellersRounds?: SellersRounds;
   referrals: unknown;
   apps: unknown;
   stats: unknown;
@@ -154,6 +174,7 @@ function validateState(file: string, text: string, runId: string): RunState {
     const l = s[k];
     if (l !== null && !(Array.isArray(l) && l.every((x) => typeof x === 'string'))) bad(`has an invalid ${k}`);
   }
+  if (s.sellersRounds !== undefined && !isSellersRounds(s.sellersRounds)) bad('has invalid sellersRounds');
   if (!Array.isArray(s.staged) || !s.staged.every(isStagedPart)) bad('has an invalid list of staged parts');
   if (!Number.isInteger(s.pendingAppsBytes) || (s.pendingAppsBytes as number) < 0) bad('has an invalid pendingAppsBytes');
   const inputs = s.inputs as Record<string, unknown> | undefined;
@@ -177,6 +198,15 @@ function isStagedPart(p: unknown): p is StagedPart {
 function isPlannedPart(p: unknown): p is PlannedPart {
   const x = p as PlannedPart;
   return typeof x === 'object' && x !== null && isTable(x.table) && isPlainName(x.staged) && typeof x.final === 'string' && new RegExp(`^${x.table}/snapshot_date=\\d{4}-\\d{2}-\\d{2}/part-\\d+\\.parquet$`).test(x.final) && isCount(x.rows) && isCount(x.bytes);
+}
+
+function isSellersRounds(r: unknown): r is SellersRounds {
+  const x = r as SellersRounds;
+  if (typeof x !== 'object' || x === null || !isCount(x.round)) return false;
+  if (!Array.isArray(x.fetched) || !x.fetched.every((d) => typeof d === 'string')) return false;
+  if (!Array.isArray(x.files) || !x.files.every((f) => typeof f === 'object' && f !== null && isCount(f.round) && isCount(f.files))) return false;
+  const l = x.limitReached;
+  return l === null || (typeof l === 'object' && isCount(l.round) && isCount(l.notFetched));
 }
 
 function isFingerprint(f: unknown): f is InputFingerprint {

@@ -16,6 +16,8 @@ export class RunStats {
   /** Referral targets waiting (partners, sellers.json) — the "hop queue". */
   queued = 0;
   phase = 'starting';
+  /** The sellers phase's round (0: ad systems; k: intermediaries k links away), null before it. */
+  sellersRound: number | null = null;
   /** Checkpoints taken, the longest time one held the event loop (its synchronous capture), and the longest until saved. */
   readonly checkpoints = { count: 0, maxPauseMs: 0, maxDurationMs: 0 };
 
@@ -65,6 +67,7 @@ export class RunStats {
       apps_done: this.appsDone,
       partners_done: this.partnersDone,
       sellers_done: this.sellersDone,
+      sellers_round: this.sellersRound,
       queued: this.queued,
       requests: this.requests,
       bytes: this.bytes,

@@ -5,10 +5,22 @@ import type { Shard } from '../src/util/shard.js';
 /**
  * What the shards of a sharded snapshot tell each other between stages, through the shared
  * output directory (`DIR/_shards/<date>/<N>/<stage>-<K>.json`) — no coordinator of our own:
- * the engine (e.g. three Kubernetes Indexed Jobs, one per stage) runs the stages in order, and
- * a stage refuses to start until every shard of the previous stage has written its file.
+ * the engine (e.g. Kubernetes Jobs, one per stage) runs the stages in order, and a stage refuses
+ * to start until every shard of the previous stage has written its file.
+ *
+ * `targets`, `referrals` and `sellers` (round 0: the ad systems' sellers.json) are run by every
+ * shard. `intermediaries` (rounds 1…N of the sellers phase) is run once, by shard 0: each round
+ * needs every file of the round before, which would cost one stage per round if it were split,
+ * and intermediary files are few (bounded per night) next to the ad systems'.
  */
-export type Stage = 'targets' | 'referrals' | 'sellers';
+export type Stage = 'targets' | 'referrals' | 'sellers' | 'intermediaries';
+export const STAGES: readonly Stage[] = ['targets', 'referrals', 'sellers', 'intermediaries'];
+
+/** The stage whose reports a stage reads before it starts (null: the first stage reads none). */
+export function previousStage(stage: Stage): Stage | null {
+  const i = STAGES.indexOf(stage);
+  return i > 0 ? STAGES[i - 1]! : null;
+}
 
 export interface ShardReport {
   partners: string[];
@@ -17,6 +29,8 @@ export interface ShardReport {
   robotsClaimed: string[];
   /** Store hosts whose listing pages were read (their robots.txt is recorded by the owner, stage 2). */
   storeHosts: string[];
+  /** Domains named by INTERMEDIARY/BOTH entries of the sellers.json read (stage `sellers`: round 0). */
+  intermediaries?: string[];
   /** Unused: pending apps travel in their own files (pending-apps.ts). */
   pendingApps: unknown[];
 }

@@ -112,8 +112,8 @@ export const tables = {
     columns: [
       c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
       c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt or sellers.json', { nullable: false, dict: true }),
-      c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url', 'developer_url_parent', 'ad_system'", { dict: true }),
-      c('url', 'string', 'URL whose body was used, null if none'),
+      c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url', 'developer_url_parent', 'ad_system', 'intermediary' (a sellers.json reached through an INTERMEDIARY/BOTH entry, not itself an ad system named by a record)", { dict: true }),
+      c('url', 'string', 'URL whose body was used (after redirects), null if none'),
       c('status', 'string', `what the content was, on every night however it was obtained: ${FILE_STATUSES.join(', ')}`, { dict: true }),
       c('obtained', 'string', `how the content was obtained: ${OBTAINED.join(', ')}; null for an older snapshot`, { dict: true }),
       c('http_status', 'int32', 'HTTP status of the answer used'),
@@ -131,6 +131,7 @@ export const tables = {
       c('etag', 'string', 'ETag of the answer used (validator for the next snapshot)'),
       c('last_modified', 'string', 'Last-Modified of the answer used (validator for the next snapshot)'),
       c('fresh_until', 'timestamp', 'until when the data may be reused without refetching (ads.txt 1.1 §3.6 Cache-Control/Expires or 7 days; robots.txt at most 24 h, RFC 9309 §2.4)'),
+      c('lines', 'int32', 'physical lines of a text body (ads.txt, app-ads.txt, robots.txt): CR, LF and CRLF each end one, a final line without a line end counts; null for sellers.json and when no body was read'),
     ],
   },
   ads_records: {

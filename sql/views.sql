@@ -17,6 +17,19 @@
 CREATE OR REPLACE MACRO adsnap_roots() AS
   list_transform(coalesce(CAST(getvariable('adsnap_roots') AS VARCHAR[]), [CAST(getvariable('adsnap_root') AS VARCHAR)]), r -> rtrim(r, '/'));
 
+-- How a sellers.json `domain` (and an OWNERDOMAIN, a subject) is compared: its host, trimmed,
+-- lower-cased, scheme, path, query, fragment, port and trailing dots dropped
+-- ('https://MidReseller.com:443/x' → 'midreseller.com'). The crawl follows intermediaries with the
+-- same reduction (sellerDomainHost in src/resolve/intermediaries.ts; a test holds them equal).
+CREATE OR REPLACE MACRO adsnap_host(s) AS
+  nullif(regexp_replace(regexp_replace(regexp_replace(regexp_replace(lower(regexp_replace(s, '^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$', '', 'g')),
+    '^[a-z][a-z0-9+.-]*://', ''), '(?s)[/?#].*$', ''), ':[0-9]*$', ''), '\.+$', ''), '');
+
+-- How seller ids are matched, as the published studies match them (IEEE S&P 2024, CNIL LINC 2020,
+-- Web Almanac 2024): trimmed and lower-cased on both sides ('PUB-123 ' = 'pub-123').
+CREATE OR REPLACE MACRO adsnap_seller_key(s) AS
+  lower(regexp_replace(s, '^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$', '', 'g'));
+
 CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
   SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
   FROM read_json(list_transform(adsnap_roots(), r -> r || '/_runs/*.json'), columns = {tables: 'JSON'}, filename = true);
@@ -123,15 +136,32 @@ LEFT JOIN files af ON af.snapshot_date = t.snapshot_date AND af.subject = t.targ
 WHERE t.target_kind = 'domain';
 
 -- Each ads.txt / app-ads.txt record against the ad system's sellers.json (however that file was
--- obtained), with the checks researchers publish: DIRECT ↔ PUBLISHER/BOTH, RESELLER ↔
--- INTERMEDIARY/BOTH, OWNERDOMAIN ↔ sellers.domain (ads.txt 1.1 §4.7: without OWNERDOMAIN the
--- subject's own root domain is assumed), and seller ids missing from a sellers.json that was read
--- whole and valid. `seller_match_all` has every record, `file_valid` saying whether its file was
--- valid; `seller_match` only the records of valid files (what a buyer would use).
+-- obtained, wherever the ad system publishes it), with the checks researchers publish: DIRECT ↔
+-- PUBLISHER/BOTH, RESELLER ↔ INTERMEDIARY/BOTH, OWNERDOMAIN ↔ sellers.domain (ads.txt 1.1 §4.7:
+-- without OWNERDOMAIN the subject's own root domain is assumed), and seller ids missing from a
+-- sellers.json that was read whole and valid. `seller_match_all` has every record, `file_valid`
+-- saying whether its file was valid; `seller_match` only the records of valid files (what a buyer
+-- would use).
+-- Seller ids match as the studies match them: trimmed and case-insensitively (`seller_found`;
+-- `seller_missing` and `relationship_consistent` follow it); `seller_found_exact` is the
+-- byte-for-byte answer. The entry whose id is the record's byte for byte is preferred, else the
+-- first by seller_type. OWNERDOMAIN and sellers.domain compare as hosts (adsnap_host).
 CREATE OR REPLACE VIEW seller_match_all AS
-WITH seller_one AS (
+WITH seller_exact AS (
   SELECT * FROM sellers
   QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, seller_id ORDER BY seller_type NULLS LAST) = 1
+), seller_folded AS (
+  SELECT *, adsnap_seller_key(seller_id) AS seller_key FROM sellers WHERE seller_id IS NOT NULL
+  QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, adsnap_seller_key(seller_id) ORDER BY seller_type NULLS LAST, seller_id) = 1
+), matched AS (
+  SELECT r.*, e.seller_id IS NOT NULL AS found_exact, coalesce(e.seller_id, k.seller_id) IS NOT NULL AS found,
+         CASE WHEN e.seller_id IS NOT NULL THEN e.seller_type ELSE k.seller_type END AS s_seller_type,
+         CASE WHEN e.seller_id IS NOT NULL THEN e.name ELSE k.name END AS s_name,
+         CASE WHEN e.seller_id IS NOT NULL THEN e.domain ELSE k.domain END AS s_domain,
+         CASE WHEN e.seller_id IS NOT NULL THEN e.is_confidential ELSE k.is_confidential END AS s_is_confidential
+  FROM ads_records r
+  LEFT JOIN seller_exact e ON e.snapshot_date = r.snapshot_date AND e.ad_system_domain = r.ad_system_domain AND e.seller_id = r.seller_account_id
+  LEFT JOIN seller_folded k ON k.snapshot_date = r.snapshot_date AND k.ad_system_domain = r.ad_system_domain AND k.seller_key = adsnap_seller_key(r.seller_account_id)
 ), owner AS (
   SELECT snapshot_date, subject, file_kind, value_domain AS owner_domain
   FROM ads_variables WHERE name = 'OWNERDOMAIN'
@@ -141,24 +171,52 @@ SELECT r.snapshot_date, r.subject, r.file_kind, r.line_no, r.ad_system_domain, r
        coalesce(f.valid, false) AS file_valid,
        sf.status AS sellers_json_status,
        sf.obtained AS sellers_json_obtained,
-       s.seller_id IS NOT NULL AS seller_found,
-       (coalesce(sf.valid, false) AND s.seller_id IS NULL) AS seller_missing,
-       s.seller_type, s.name AS seller_name, s.domain AS seller_domain, s.is_confidential,
-       CASE WHEN s.seller_id IS NULL THEN NULL
-            WHEN r.relationship = 'DIRECT' THEN s.seller_type IN ('PUBLISHER', 'BOTH')
-            WHEN r.relationship = 'RESELLER' THEN s.seller_type IN ('INTERMEDIARY', 'BOTH')
+       r.found AS seller_found,
+       (coalesce(sf.valid, false) AND NOT r.found) AS seller_missing,
+       r.s_seller_type AS seller_type, r.s_name AS seller_name, r.s_domain AS seller_domain, r.s_is_confidential AS is_confidential,
+       CASE WHEN NOT r.found THEN NULL
+            WHEN r.relationship = 'DIRECT' THEN r.s_seller_type IN ('PUBLISHER', 'BOTH')
+            WHEN r.relationship = 'RESELLER' THEN r.s_seller_type IN ('INTERMEDIARY', 'BOTH')
        END AS relationship_consistent,
        coalesce(o.owner_domain, r.subject) AS owner_domain,
-       CASE WHEN s.seller_id IS NULL OR r.relationship <> 'DIRECT' OR s.domain IS NULL THEN NULL
-            ELSE s.domain = coalesce(o.owner_domain, r.subject) OR r.subject LIKE '%.' || s.domain
-       END AS owner_domain_consistent
-FROM ads_records r
+       CASE WHEN NOT r.found OR r.relationship <> 'DIRECT' OR adsnap_host(r.s_domain) IS NULL THEN NULL
+            ELSE adsnap_host(r.s_domain) = adsnap_host(coalesce(o.owner_domain, r.subject))
+                 OR ends_with(adsnap_host(r.subject), '.' || adsnap_host(r.s_domain))
+       END AS owner_domain_consistent,
+       r.found_exact AS seller_found_exact
+FROM matched r
 LEFT JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind
 LEFT JOIN files sf ON sf.snapshot_date = r.snapshot_date AND sf.subject = r.ad_system_domain AND sf.file_kind = 'sellers.json'
-LEFT JOIN seller_one s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.ad_system_domain AND s.seller_id = r.seller_account_id
 LEFT JOIN owner o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind;
 
 CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller_match_all WHERE file_valid;
+
+-- The supply chain behind each ad system: every entry of the sellers.json of `via_domain`, for each
+-- ad system (a sellers.json fetched as `via = 'ad_system'`) from whose file `via_domain` is reached
+-- through `depth` INTERMEDIARY/BOTH links (each link: an entry of that type whose domain, as a host,
+-- is the next file's domain; depth 0: the ad system's own file). The smallest depth per (ad system,
+-- via domain); cycles end there. `seller_domain` is the entry's domain as a host (adsnap_host).
+-- Only files the crawl fetched have entries: `--sellers-depth` and the night's bound cut the walk.
+-- Needs DuckDB ≥ 1.3 (recursive CTE USING KEY).
+CREATE OR REPLACE VIEW seller_reach AS
+WITH RECURSIVE links AS (
+  SELECT DISTINCT snapshot_date, ad_system_domain AS from_domain, adsnap_host(domain) AS to_domain
+  FROM sellers
+  WHERE seller_type IN ('INTERMEDIARY', 'BOTH') AND adsnap_host(domain) IS NOT NULL
+), ad_systems AS (
+  SELECT DISTINCT snapshot_date, subject AS ad_system_domain FROM files WHERE file_kind = 'sellers.json' AND via = 'ad_system'
+), reach(snapshot_date, ad_system_domain, via_domain, depth) USING KEY (snapshot_date, ad_system_domain, via_domain) AS (
+  SELECT snapshot_date, ad_system_domain, ad_system_domain, 0 FROM ad_systems
+  UNION
+  -- One level per step (the working table is the last level), so the first depth a key gets is its smallest.
+  SELECT r.snapshot_date, r.ad_system_domain, l.to_domain, r.depth + 1
+  FROM reach r JOIN links l ON l.snapshot_date = r.snapshot_date AND l.from_domain = r.via_domain
+  WHERE NOT EXISTS (SELECT 1 FROM recurring.reach x
+                    WHERE x.snapshot_date = r.snapshot_date AND x.ad_system_domain = r.ad_system_domain AND x.via_domain = l.to_domain)
+)
+SELECT r.snapshot_date, r.ad_system_domain, r.depth, r.via_domain, s.seller_id, s.seller_type, adsnap_host(s.domain) AS seller_domain
+FROM reach r
+JOIN sellers s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.via_domain;
 
 -- The series. A file is *observed* on a night when the site answered with the whole file or a
 -- 404. A file carried forward after a failed request, a night the site was unreachable or

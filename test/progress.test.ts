@@ -9,7 +9,7 @@ function fakeStream() {
 
 describe('progress reporting', () => {
   it('a TTY line shows done/total, rate, ETA, bytes, hop queue and top error classes', () => {
-    const line = formatLine({ phase: 'domains', elapsed_s: 10, targets_done: 500, targets_total: 10000, apps_done: 0, partners_done: 0, sellers_done: 0, queued: 3, requests: 1200, bytes: 3456789, rate_per_s: 50, fetch_errors: { tls: 1, dns: 3 }, file_status: {}, checkpoints: { count: 0, max_pause_ms: 0, max_duration_ms: 0 } });
+    const line = formatLine({ phase: 'domains', elapsed_s: 10, targets_done: 500, targets_total: 10000, apps_done: 0, partners_done: 0, sellers_done: 0, sellers_round: null, queued: 3, requests: 1200, bytes: 3456789, rate_per_s: 50, fetch_errors: { tls: 1, dns: 3 }, file_status: {}, checkpoints: { count: 0, max_pause_ms: 0, max_duration_ms: 0 } });
     expect(line).toBe('[domains] 500/10000 targets, 50/s ETA 3m10s · 1200 req · 3.3 MiB · queue 3 · dns:3 tls:1');
     expect(fmtBytes(512)).toBe('512 B');
     expect(fmtDuration(3725)).toBe('1h02m');

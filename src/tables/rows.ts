@@ -29,7 +29,7 @@ export function issueRow(subject: string, fileKind: string, i: IssueLike): Row<'
   };
 }
 
-export type Via = 'root' | 'subdomain' | 'inventorypartnerdomain' | 'developer_url' | 'developer_url_parent' | 'ad_system' | 'store';
+export type Via = 'root' | 'subdomain' | 'inventorypartnerdomain' | 'developer_url' | 'developer_url_parent' | 'ad_system' | 'intermediary' | 'store';
 
 export interface FileRowInput {
   subject: string;
@@ -54,6 +54,8 @@ export interface FileRowInput {
   etag?: string | null;
   lastModified?: string | null;
   freshUntil?: Date | null;
+  /** Physical lines of a text body (LineCounter); null for sellers.json or without a body. */
+  lines?: number | null;
 }
 
 export function fileRow(f: FileRowInput): Row<'files'> {
@@ -79,6 +81,7 @@ export function fileRow(f: FileRowInput): Row<'files'> {
     etag: f.etag ?? null,
     last_modified: f.lastModified ?? null,
     fresh_until: f.freshUntil ?? null,
+    lines: f.lines ?? null,
   };
 }
 

@@ -4,6 +4,7 @@ import { crawl, CRAWL_LIMITS } from '../../../pipelines/crawl.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
 import { FETCH_DEFAULTS, parseConnectTo } from '../../fetch/index.js';
 import { parseShard } from '../../util/shard.js';
+import { parseLocationFlag, readLocationTable } from '../../resolve/sellers-location.js';
 import { intFlag, parseCommandArgs } from '../args.js';
 import type { Command } from '../main.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
@@ -55,14 +56,29 @@ Fetching:
   --user-agent S          User-Agent header (default names adsnap and its URL)
   --obey-robots MODE      'store' (default: store pages obey robots.txt; ads.txt, app-ads.txt and
                           sellers.json are fetched and their robots verdict recorded) or 'all'
-  --no-sellers            skip the sellers.json phase
+  --no-sellers            skip the sellers.json phase (ad systems and intermediaries)
+
+sellers.json (IAB sellers.json 1.0):
+  --sellers-location AD_SYSTEM=URL
+                          where AD_SYSTEM publishes its sellers.json when not at
+                          https://AD_SYSTEM/sellers.json (repeatable; adds to or overrides the shipped
+                          table data/sellers-locations.tsv, e.g. google.com is read from
+                          https://realtimebidding.google.com/sellers.json). The file stays AD_SYSTEM's.
+  --sellers-locations FILE  more such entries, one 'AD_SYSTEM<TAB>URL[<TAB>source]' a line (the
+                          shipped table's format; --sellers-location wins over it)
+  --sellers-depth N       follow INTERMEDIARY/BOTH entries to the intermediaries' own sellers.json,
+                          N rounds deep (default 5; 0 = only the ad systems named by records; at most 32)
+  --max-intermediaries N  at most N intermediary sellers.json a night (default 20000); reaching it is
+                          recorded in the run manifest (sellers_rounds.limit_reached)
 
 Scale-out (one snapshot over many machines, on an existing engine such as Kubernetes Indexed Jobs):
   --shard K/N             crawl only the sites and apps whose registrable domain hashes to K (0 ≤ K < N)
-  --stage STAGE           'targets' (default), then 'referrals', then 'sellers': run every shard's
-                          stage before any shard's next one (each stage reads what all shards of the
-                          previous one found from DIR/_shards/); all stages take the same arguments.
-                          The union of the N shards' tables equals a single-machine run.
+  --stage STAGE           'targets' (default), then 'referrals', then 'sellers', then
+                          'intermediaries': run every shard's stage before any shard's next one (each
+                          stage reads what all shards of the previous one found from DIR/_shards/);
+                          'intermediaries' (the sellers.json rounds after the ad systems') runs once,
+                          as --shard 0/N. All stages take the same arguments. The union of the
+                          shards' tables equals a single-machine run.
 
 Reporting:
   --progress MODE         'tty' (status line), 'json' (JSON lines on stderr), 'none'
@@ -119,6 +135,10 @@ export const command: Command = {
       'user-agent': { type: 'string' },
       'obey-robots': { type: 'string' },
       'no-sellers': { type: 'boolean' },
+      'sellers-location': { type: 'string', multiple: true },
+      'sellers-locations': { type: 'string' },
+      'sellers-depth': { type: 'string' },
+      'max-intermediaries': { type: 'string' },
       progress: { type: 'string' },
       'log-interval': { type: 'string' },
       'checkpoint-interval': { type: 'string' },
@@ -165,8 +185,22 @@ export const command: Command = {
       }
     }
     const stage = values.stage ?? 'targets';
-    if (stage !== 'targets' && stage !== 'referrals' && stage !== 'sellers') throw new UsageError(`--stage must be targets, referrals or sellers`);
+    if (stage !== 'targets' && stage !== 'referrals' && stage !== 'sellers' && stage !== 'intermediaries') throw new UsageError(`--stage must be targets, referrals, sellers or intermediaries`);
     if (values.stage !== undefined && !shard) throw new UsageError('--stage needs --shard K/N');
+    if (stage === 'intermediaries' && shard && shard.index !== 0) throw new UsageError(`--stage intermediaries runs once, as --shard 0/${shard.count} (each round needs every file of the round before)`);
+    const sellersLocations: Record<string, string> = {};
+    try {
+      if (values['sellers-locations'] !== undefined) for (const [k, v] of await readLocationTable(values['sellers-locations'])) sellersLocations[k] = v;
+      for (const spec of values['sellers-location'] ?? []) {
+        const [k, v] = parseLocationFlag(spec);
+        sellersLocations[k] = v;
+      }
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new UsageError(e.code && e.code !== 'SELLERS_LOCATION_INVALID' ? `--sellers-locations ${values['sellers-locations']}: ${e.code}` : e.message);
+    }
+    const sellersDepth = intFlag('sellers-depth', values['sellers-depth'], 5, 0, CRAWL_LIMITS.sellersDepth);
+    const maxIntermediaries = intFlag('max-intermediaries', values['max-intermediaries'], 20_000, 0, CRAWL_LIMITS.maxIntermediaries);
     const now = values.now === undefined ? undefined : new Date(values.now);
     if (now !== undefined && Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO time, got ${JSON.stringify(values.now)}`);
     const runId = values['run-id'];
@@ -205,6 +239,9 @@ export const command: Command = {
         concurrency,
         obeyRobots,
         sellers: !values['no-sellers'],
+        sellersLocations,
+        sellersDepth,
+        maxIntermediaries,
         checkpointSeconds,
         shard,
         stage,
@@ -230,7 +267,7 @@ export const command: Command = {
       const s = result.stats.snapshot();
       const lines = [
         `snapshot ${result.snapshotDate} written to ${values.out} (run ${result.runId}${result.resumed ? ', resumed from a checkpoint' : ''}) in ${fmtDuration(s.elapsed_s)}`,
-        `  targets ${s.targets_done}, apps ${s.apps_done}, partners ${s.partners_done}, sellers.json ${s.sellers_done}; ${s.requests} requests, ${fmtBytes(s.bytes)}`,
+        `  targets ${s.targets_done}, apps ${s.apps_done}, partners ${s.partners_done}, sellers.json ${s.sellers_done}${s.sellers_round ? ` (rounds to ${s.sellers_round})` : ''}; ${s.requests} requests, ${fmtBytes(s.bytes)}`,
       ];
       if (result.list) lines.push(`  list: ${result.list.accepted} accepted, ${result.list.duplicates} duplicates, ${result.list.malformed} malformed of ${result.list.lines} lines`);
       for (const [table, t] of Object.entries(result.tables)) lines.push(`  ${table.padEnd(16)} ${t.rows} rows`);

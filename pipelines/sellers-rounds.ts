@@ -1,0 +1,93 @@
+/**
+ * The sellers phase, in rounds (src/resolve/intermediaries.ts): round 0 asks for the sellers.json
+ * of every ad system named by a kept record; round k for every domain named by an
+ * INTERMEDIARY/BOTH entry of a file read before and not asked yet this night, up to round
+ * `depth` and at most `maxIntermediaries` intermediary files a night. Each sellers.json is asked
+ * once a night however many entries and cycles name it.
+ *
+ * Resumable like every phase: a round's list is fixed when it starts and saved with the round
+ * number and what earlier rounds asked (RunState.sellersRounds) in a checkpoint taken at once;
+ * inside a round, `done.sellers` says which items are done, and the domains their files named are
+ * in the registry (`Referrals.intermediaries`, left out of a checkpoint while their unit is open).
+ * A run killed in any round and resumed fetches what the uninterrupted run would have, once.
+ */
+import type { SellersLocations } from '../src/resolve/sellers-location.js';
+import { planNextRound } from '../src/resolve/intermediaries.js';
+import type { CrawlContext } from './context.js';
+import type { DoneSet } from './pool.js';
+import type { Referrals } from './referral-registry.js';
+import type { RunState, SellersRounds } from './run-journal.js';
+import type { RunStats } from './run-stats.js';
+import { crawlSellers } from './sellers-job.js';
+import type { Stage } from './shard-exchange.js';
+
+export const SELLERS_DEFAULTS = { depth: 5, maxIntermediaries: 20_000 } as const;
+
+export interface SellersRoundsSetup {
+  state: RunState;
+  referrals: Referrals;
+  stats: RunStats;
+  stage: Stage | 'all';
+  /** Round 0 of a sharded `sellers` stage: the ad systems this shard owns. */
+  owns: (host: string) => boolean;
+  /** false: `--no-sellers`, no sellers.json at all. */
+  sellers: boolean;
+  depth: number;
+  maxIntermediaries: number;
+  locations: SellersLocations;
+  /** Runs the units of one round over `list`, skipping `done.sellers`, with checkpoints; no phase change. */
+  runUnits: (list: readonly string[], work: (c: CrawlContext, domain: string) => Promise<void>) => Promise<void>;
+  /** A checkpoint in phase 'sellers' of the state as it is now. */
+  checkpoint: () => Promise<void>;
+}
+
+export async function runSellersRounds(s: SellersRoundsSetup): Promise<void> {
+  const { state, referrals, stats } = s;
+  // The sharded `sellers` stage is round 0; `intermediaries` the rounds after it; one machine does all.
+  const last = !s.sellers || s.stage === 'sellers' ? 0 : s.depth;
+  const rounds: SellersRounds = (state.sellersRounds ??= { round: s.stage === 'intermediaries' ? 1 : 0, fetched: [], files: [], limitReached: null });
+  if (state.sellersList === null) {
+    if (rounds.round === 0) {
+      state.sellersList = s.sellers ? [...referrals.adSystems].sort().filter(s.owns) : [];
+    } else {
+      // The `intermediaries` stage starts: every shard's round 0 asked for every ad system.
+      rounds.fetched = s.sellers ? [...referrals.adSystems].sort() : [];
+      state.sellersList = last >= 1 ? plan(s, rounds, new Set(rounds.fetched), 1) : [];
+    }
+  }
+  for (;;) {
+    const round = rounds.round;
+    const list = state.sellersList!;
+    stats.sellersRound = round;
+    stats.queued = list.length - doneCount(state.done.sellers, list.length);
+    const via = round === 0 ? 'ad_system' : 'intermediary';
+    await s.runUnits(list, async (c, domain) => {
+      await crawlSellers(c, referrals, { domain, url: s.locations.urlFor(domain), via });
+      stats.queued--;
+    });
+    rounds.files.push({ round, files: list.length });
+    if (round >= last || rounds.limitReached !== null) return;
+    const fetched = new Set(rounds.fetched);
+    for (const d of list) fetched.add(d);
+    const next = plan(s, rounds, fetched, round + 1);
+    if (next.length === 0) return;
+    // One synchronous step, then the checkpoint: a resumed run starts the next round, never redoes this one.
+    rounds.fetched = [...fetched];
+    rounds.round = round + 1;
+    state.sellersList = next;
+    state.done.sellers = { prefix: 0, extra: [] };
+    await s.checkpoint();
+  }
+}
+
+/** The next round's list, within what the night's bound leaves; notes the bound when it cuts. */
+function plan(s: SellersRoundsSetup, rounds: SellersRounds, fetched: ReadonlySet<string>, round: number): string[] {
+  const asked = rounds.files.filter((f) => f.round >= 1).reduce((n, f) => n + f.files, 0);
+  const p = planNextRound(s.referrals.intermediaries, fetched, s.maxIntermediaries - asked);
+  if (p.notFetched > 0) rounds.limitReached = { round, notFetched: p.notFetched };
+  return p.list;
+}
+
+function doneCount(d: DoneSet, total: number): number {
+  return Math.min(total, d.prefix) + d.extra.filter((i) => i < total).length;
+}

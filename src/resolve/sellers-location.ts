@@ -1,0 +1,104 @@
+/**
+ * Where an ad system publishes its sellers.json. IAB sellers.json 1.0 puts the file at the root of
+ * the ad system's domain (`https://<ad system>/sellers.json`), and most ad systems do; some do not:
+ * google.com answers 404 there and publishes at realtimebidding.google.com (its Authorized Buyers
+ * help says so). `data/sellers-locations.tsv` lists those, each with its source; the crawl's
+ * `sellersLocations` (`--sellers-location AD_SYSTEM=URL`, `--sellers-locations FILE`) add or
+ * override entries. Whatever the URL, the file stays the ad system's: `files.subject` and
+ * `sellers.ad_system_domain` are the ad system, so joins to `ads_records` are unchanged.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isValidDnsName, toAsciiHost } from '../util/domain.js';
+import { packageRoot } from '../util/package-root.js';
+
+/** The table shipped with adsnap. */
+export function shippedLocationsFile(): string {
+  return path.join(packageRoot(), 'data', 'sellers-locations.tsv');
+}
+
+/** sellers.json 1.0: the file at the root of the ad system's domain. */
+export function defaultSellersUrl(adSystem: string): string {
+  return `https://${adSystem}/sellers.json`;
+}
+
+export class SellersLocationError extends TypeError {
+  readonly code = 'SELLERS_LOCATION_INVALID';
+}
+
+/**
+ * An entry checked and normalised: the ad system as the crawl names it (lower-cased ASCII host),
+ * the URL absolute http(s) without credentials or fragment. Throws SellersLocationError naming `where`.
+ */
+export function checkLocation(adSystem: string, url: string, where: string): [string, string] {
+  const host = toAsciiHost(adSystem);
+  if (!isValidDnsName(host)) throw new SellersLocationError(`${where}: ${JSON.stringify(adSystem)} is not an ad system domain`);
+  let u: URL;
+  try {
+    u = new URL(url.trim());
+  } catch {
+    throw new SellersLocationError(`${where}: ${JSON.stringify(url)} is not an absolute URL`);
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new SellersLocationError(`${where}: ${JSON.stringify(url)} is not an http(s) URL`);
+  if (u.username || u.password) throw new SellersLocationError(`${where}: ${JSON.stringify(url)} carries credentials`);
+  u.hash = '';
+  return [host, u.href];
+}
+
+/** `AD_SYSTEM=URL` (the flag's form). */
+export function parseLocationFlag(spec: string): [string, string] {
+  const eq = spec.indexOf('=');
+  if (eq <= 0) throw new SellersLocationError(`--sellers-location must be AD_SYSTEM=URL, got ${JSON.stringify(spec)}`);
+  return checkLocation(spec.slice(0, eq), spec.slice(eq + 1), '--sellers-location');
+}
+
+/**
+ * The table's text: `ad_system<TAB>url[<TAB>source]` per line, `#` comments and blank lines
+ * skipped. `requireSource`: the shipped table says where each entry comes from.
+ */
+export function parseLocationTable(text: string, where: string, requireSource = false): Map<string, string> {
+  const out = new Map<string, string>();
+  const lines = text.split(/\r\n|\r|\n/);
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const at = `${where}:${i + 1}`;
+    const fields = line.split('\t').map((f) => f.trim());
+    if (fields.length < 2 || fields[0] === '' || fields[1] === '') throw new SellersLocationError(`${at}: expected ad_system<TAB>url[<TAB>source]`);
+    if (requireSource && !fields[2]) throw new SellersLocationError(`${at}: the shipped table names a source for every entry`);
+    const [host, url] = checkLocation(fields[0]!, fields[1]!, at);
+    if (out.has(host)) throw new SellersLocationError(`${at}: ${host} is listed twice`);
+    out.set(host, url);
+  }
+  return out;
+}
+
+/** Reads a locations file (the shipped table's format). */
+export async function readLocationTable(file: string, requireSource = false): Promise<Map<string, string>> {
+  return parseLocationTable(await readFile(file, 'utf8'), file, requireSource);
+}
+
+export class SellersLocations {
+  private constructor(private readonly table: ReadonlyMap<string, string>) {}
+
+  /** The shipped table with `overrides` (already checked: `checkLocation`) on top. */
+  static async load(overrides: Readonly<Record<string, string>> = {}, file: string | null = shippedLocationsFile()): Promise<SellersLocations> {
+    const table = file === null ? new Map<string, string>() : await readLocationTable(file, true);
+    for (const [k, v] of Object.entries(overrides)) table.set(k, v);
+    return new SellersLocations(table);
+  }
+
+  static of(entries: Readonly<Record<string, string>>): SellersLocations {
+    return new SellersLocations(new Map(Object.entries(entries)));
+  }
+
+  /** The URL the crawl asks for this ad system's sellers.json. */
+  urlFor(adSystem: string): string {
+    return this.table.get(adSystem) ?? defaultSellersUrl(adSystem);
+  }
+
+  /** True when the ad system publishes at the spec's default place. */
+  isDefault(adSystem: string): boolean {
+    return !this.table.has(adSystem);
+  }
+}
