@@ -41,8 +41,9 @@ const SITE: Record<string, Served[]> = {
   'https://d.test/ads.txt': [txt('adx.test, 5, DIRECT\nsubdomain=sub.d.test\ninventorypartnerdomain=partner.test\n')],
   'https://sub.d.test/ads.txt': [txt('ssp.test, 12, DIRECT\n')],
   'https://partner.test/ads.txt': [txt('adx.test, 7, RESELLER\n')],
-  // e.test names a seller id that adx.test's sellers.json never lists.
-  'https://e.test/ads.txt': [txt('adx.test, 99, DIRECT\n')],
+  // e.test names a seller id that adx.test's sellers.json never lists, and one that ssp.test lists
+  // in another case (AB-13): found as the studies match, not byte for byte.
+  'https://e.test/ads.txt': [txt('adx.test, 99, DIRECT\nssp.test, ab-13, DIRECT\n')],
   // f.test serves its file as HTML content type: invalid, its record kept but not for buyers.
   'https://f.test/ads.txt': [{ status: 200, body: 'adx.test, 98, DIRECT\n', headers: { 'content-type': 'text/html' } }],
   // html.test: a soft 404 page, for its ads.txt and its robots.txt.
@@ -63,7 +64,15 @@ const SITE: Record<string, Served[]> = {
     sellers([[1, 'PUBLISHER', 'One'], [2, 'PUBLISHER', 'Two'], [4, 'PUBLISHER', 'Four'], [5, 'PUBLISHER', 'Five'], [7, 'INTERMEDIARY', 'Seven']]),
     sellers([[1, 'PUBLISHER', 'One Inc'], [2, 'BOTH', 'Two'], [4, 'PUBLISHER', 'Four'], [5, 'PUBLISHER', 'Five'], [7, 'INTERMEDIARY', 'Seven']]),
   ],
-  'https://ssp.test/sellers.json': [sellers([[10, 'INTERMEDIARY', 'Ten'], [11, 'BOTH', 'Eleven'], [12, 'PUBLISHER', 'Twelve']])],
+  'https://ssp.test/sellers.json': [sellers([[10, 'INTERMEDIARY', 'Ten'], [11, 'BOTH', 'Eleven'], [12, 'PUBLISHER', 'Twelve'], ['AB-13', 'PUBLISHER', 'Thirteen']])],
+  // Intermediaries (issue 21): adx.test's seller 7 (INTERMEDIARY, domain s7.test) publishes its own
+  // file, which resets on night 2 (carried forward) and adds a seller on night 3; seller 3 (night 1
+  // only) names s3.test, which has none; ssp.test's 10 and 11 name s10.test and s11.test (none).
+  'https://s7.test/sellers.json': [
+    sellers([[70, 'PUBLISHER', 'Seventy']]),
+    'reset',
+    sellers([[70, 'PUBLISHER', 'Seventy'], [71, 'PUBLISHER', 'Seventy-one']]),
+  ],
 };
 const LISTED = ['a.test', 'b.test', 'c.test', 'd.test', 'e.test', 'f.test', 'html.test', 'placeholder.test', 'big.test', 'down.test'];
 
@@ -73,7 +82,7 @@ function txt(body: string): Served {
 function junk(n: number): string {
   return Array.from({ length: n }, (_, i) => `junk.test, j-${i}, RESELLER\n`).join('');
 }
-function sellers(entries: [number, string, string][]): Served {
+function sellers(entries: [number | string, string, string][]): Served {
   const list = entries.map(([id, type, name]) => ({ seller_id: String(id), seller_type: type, name, domain: `s${id}.test` }));
   return { status: 200, body: JSON.stringify({ version: '1.0', sellers: list }), headers: { 'content-type': 'application/json' } };
 }
@@ -238,6 +247,7 @@ describe('views on every night', () => {
       { n: '11-21', a: 'adx.test', id: '4', change: 'added' },
       { n: '11-28', a: 'adx.test', id: '1', change: 'name_changed' },
       { n: '11-28', a: 'adx.test', id: '2', change: 'type_changed' },
+      { n: '11-28', a: 's7.test', id: '71', change: 'added' },
     ]);
   });
 
@@ -247,10 +257,57 @@ describe('views on every night', () => {
       { n: '11-20', a: 'adx.test', status: 'ok', version: '1.0', sellers: 5 },
       { n: '11-21', a: 'adx.test', status: 'ok', version: '1.0', sellers: 5 },
       { n: '11-28', a: 'adx.test', status: 'ok', version: '1.0', sellers: 5 },
-      { n: '11-20', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 3 },
-      { n: '11-21', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 3 },
-      { n: '11-28', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 3 },
+      { n: '11-20', a: 's7.test', status: 'ok', version: '1.0', sellers: 1 },
+      { n: '11-21', a: 's7.test', status: 'ok', version: '1.0', sellers: 1 },
+      { n: '11-28', a: 's7.test', status: 'ok', version: '1.0', sellers: 2 },
+      { n: '11-20', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 4 },
+      { n: '11-21', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 4 },
+      { n: '11-28', a: 'ssp.test', status: 'ok', version: '1.0', sellers: 4 },
     ]);
+  });
+
+  it('seller_match: ids matched trimmed and case-insensitively on every night, seller_found_exact byte for byte', async () => {
+    const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, seller_found AS f, seller_found_exact AS x, seller_missing AS m, seller_name AS name FROM seller_match WHERE subject = 'e.test' AND seller_account_id = 'ab-13' ORDER BY n`);
+    expect(rows).toEqual(['11-20', '11-21', '11-28'].map((n) => ({ n, f: true, x: false, m: false, name: 'Thirteen' })));
+  });
+
+  it('intermediaries on every night: via intermediary, carried forward like any file, each asked once a night', async () => {
+    const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, subject, via, status, obtained, records FROM files WHERE file_kind = 'sellers.json' AND via = 'intermediary' ORDER BY subject, n`);
+    expect(rows.map((r) => `${r.n} ${r.subject} ${r.status}/${r.obtained}/${r.records}`)).toEqual([
+      '11-20 s10.test not_found/fetched/0',
+      '11-21 s10.test not_found/fetched/0',
+      '11-28 s10.test not_found/fetched/0',
+      '11-20 s11.test not_found/fetched/0',
+      '11-21 s11.test not_found/fetched/0',
+      '11-28 s11.test not_found/fetched/0',
+      // seller 2 becomes BOTH on night 3: its domain s2.test is asked from then on.
+      '11-28 s2.test not_found/fetched/0',
+      // seller 3 (naming s3.test) is in adx.test's file on night 1 only.
+      '11-20 s3.test not_found/fetched/0',
+      '11-20 s7.test ok/fetched/1',
+      '11-21 s7.test ok/carried_forward/1',
+      '11-28 s7.test ok/fetched/2',
+    ]);
+    expect(await q(`SELECT snapshot_date, url, count(*) AS n FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL HAVING count(*) > 1`)).toEqual([]);
+    const reach = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, depth, list(seller_id ORDER BY seller_id) AS ids FROM seller_reach WHERE ad_system_domain = 'adx.test' AND via_domain = 's7.test' GROUP BY ALL ORDER BY n`);
+    expect(reach).toEqual([
+      { n: '11-20', depth: 1, ids: ['70'] },
+      { n: '11-21', depth: 1, ids: ['70'] },
+      { n: '11-28', depth: 1, ids: ['70', '71'] },
+    ]);
+    // An intermediary's seller changes are in seller_changes, under its own domain.
+    expect(await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, seller_id, change FROM seller_changes WHERE ad_system_domain = 's7.test'`)).toEqual([{ n: '11-28', seller_id: '71', change: 'added' }]);
+  });
+
+  it('files.lines: physical lines of each text body, on every night', async () => {
+    const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, subject, file_kind, lines FROM files WHERE subject IN ('a.test', 'html.test', 'd.test', 'big.test') AND file_kind <> 'sellers.json' ORDER BY subject, file_kind, n`);
+    const by = (s: string, k: string) => rows.filter((r) => r.subject === s && r.file_kind === k).map((r) => r.lines);
+    expect(by('a.test', 'ads.txt')).toEqual([3, 4, 3]);
+    expect(by('d.test', 'robots.txt')).toEqual([2, 2, 2]);
+    expect(by('html.test', 'robots.txt')).toEqual([1, 1, 1]);
+    // big.test: night 2 carries the night-1 copy forward; night 3's body is cut at the 4 KiB cap mid-line.
+    const cut = junk(300).slice(0, 4096);
+    expect(by('big.test', 'ads.txt')).toEqual([1, 1, cut.split('\n').length]);
   });
 
   it('record_history and seller_history: first and last night seen', async () => {
