@@ -166,6 +166,26 @@ describe('adsnap crawl end to end (fixture hosts)', () => {
     expect(placeholder).toEqual([]); // the placeholder record names no real ad system
   });
 
+  it('sellers.json rounds: the ad system, then the intermediaries its file names, each once; PUBLISHER domains never asked', async () => {
+    const rows = await q(`SELECT subject, via, status, records FROM files WHERE file_kind = 'sellers.json' AND subject LIKE '%.test' AND status = 'ok' ORDER BY subject`);
+    expect(rows).toEqual([
+      { subject: 'adsystem-one.test', via: 'ad_system', status: 'ok', records: 6 },
+      { subject: 'partner-ctv.test', via: 'intermediary', status: 'ok', records: 3 },
+      { subject: 'reseller-chain.test', via: 'intermediary', status: 'ok', records: 3 },
+    ]);
+    expect(await q(`SELECT url, count(*) AS n FROM fetches WHERE file_kind = 'sellers.json' GROUP BY url HAVING count(*) > 1`)).toEqual([]);
+    expect(await q(`SELECT url FROM fetches WHERE host = 'publisher-only.test'`)).toEqual([]);
+    const reach = await q(`SELECT via_domain, depth FROM seller_reach WHERE ad_system_domain = 'adsystem-one.test' GROUP BY ALL ORDER BY depth`);
+    expect(reach).toEqual([
+      { via_domain: 'adsystem-one.test', depth: 0 },
+      { via_domain: 'partner-ctv.test', depth: 1 },
+      { via_domain: 'reseller-chain.test', depth: 2 },
+    ]);
+    const manifest = JSON.parse(await readFile(path.join(out, '_runs', (await readdir(path.join(out, '_runs')))[0]!), 'utf8'));
+    expect(manifest.sellers_rounds.limit_reached).toBeNull();
+    expect(manifest.sellers_rounds.rounds.map((r: { round: number }) => r.round)).toEqual([0, 1, 2]);
+  });
+
   it('views: authorized_sellers follows partner and developer-URL hops; adoption has one row per domain', async () => {
     const viaPartner = await q(`SELECT DISTINCT via_subject, via_kind FROM authorized_sellers WHERE subject = 'pub-partner2.test' ORDER BY 1`);
     expect(viaPartner).toEqual([

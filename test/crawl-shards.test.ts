@@ -62,9 +62,21 @@ describe('--shard K/N', () => {
       const runs = await Promise.all(Array.from({ length: N }, (_, k) => runCli(['crawl', ...common, '--out', sharded, '--shard', `${k}/${N}`, '--stage', stage])));
       for (const r of runs) expect(r.code, r.stderr).toBe(0);
     }
+    // Issue 21: the sellers.json rounds after the ad systems' are a stage of their own, run once
+    // (shard 0): each round needs every file of the round before.
+    const other = await runCli(['crawl', ...common, '--out', sharded, '--shard', `1/${N}`, '--stage', 'intermediaries']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/runs once, as --shard 0\/3/);
+    const rounds = await runCli(['crawl', ...common, '--out', sharded, '--shard', `0/${N}`, '--stage', 'intermediaries']);
+    expect(rounds.code, rounds.stderr).toBe(0);
     const [want, got] = [await snapshotRows(single, VOLATILE_COLUMNS), await snapshotRows(sharded, VOLATILE_COLUMNS)];
     for (const name of Object.keys(tables)) expect(got[name], name).toEqual(want[name]);
     expect(want.files!.length).toBeGreaterThan(100);
     expect(want.apps!.length).toBe(14);
+    // The rounds are in both: the fixtures' chain (partner-ctv.test, then reseller-chain.test) and
+    // the synthetic ad systems' intermediaries.
+    const intermediaries = want.files!.filter((r) => r.includes('"via":"intermediary"') && r.includes('"file_kind":"sellers.json"'));
+    expect(intermediaries.some((r) => r.includes('"subject":"reseller-chain.test"'))).toBe(true);
+    expect(intermediaries.length).toBeGreaterThan(10);
   }, 180_000);
 });
