@@ -6,7 +6,9 @@
  * Each measurement runs in a fresh child process (this file, forked with CHILD_ENV set), so
  * its peak RSS is that of a process doing only this parse. Target: RSS stays under 200 MB. For comparison, @streamparser/json (the generic streaming
  * parser installed) on the same repeated-corpus file, emitting `$.sellers.*` with keepStack false.
- * Also: store-page parsing on the real Google Play pages.
+ * Also: store-page parsing on the real Google Play pages, and a whole crawl's sellers phase with a
+ * 1.2M-seller, ~150 MB sellers.json beside 1,000 small ones (bench/sellers-crawl.ts; needs
+ * `npm run build`; ADSNAP_BENCH_SELLERS_CRAWL=0 skips it).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -19,6 +21,7 @@ import { JSONParser } from '@streamparser/json';
 import { SellersJsonParser } from '../src/parse/sellers/index.js';
 import { parseStorePageHtml } from '../src/parse/store/index.js';
 import { corpusDir, hasCorpus } from './corpus.js';
+import { runSellersCrawl } from './sellers-crawl.js';
 
 const MB = 1e6;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -144,6 +147,9 @@ export async function run(): Promise<void> {
         console.log(`| ${f} | ${(html.length / 1000).toFixed(0)} | ${times.sort((a, b) => a - b)[2]!.toFixed(1)} |`);
       }
     }
+
+    // A whole crawl's sellers phase with Google's size of file (issue 21): bench/sellers-crawl.ts.
+    if (process.env.ADSNAP_BENCH_SELLERS_CRAWL !== '0') await runSellersCrawl(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
