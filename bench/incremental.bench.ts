@@ -26,7 +26,7 @@ const LATENCY = process.env.ADSNAP_BENCH_LATENCY ?? '20-300';
 const bin = path.join(repoRoot, 'bin', 'adsnap.js');
 const HOUR = 3_600_000;
 
-async function startWeb(epoch: number, list: string): Promise<{ child: ChildProcess; args: string[] }> {
+export async function startWeb(epoch: number, list: string): Promise<{ child: ChildProcess; args: string[] }> {
   const child = spawn(process.execPath, [bin, 'simweb', '--hosts', String(N), '--latency', LATENCY, '--list', list, '--no-hostile', '--epoch', String(epoch)], { stdio: ['ignore', 'pipe', 'ignore'] });
   const first = await new Promise<string>((resolve, reject) => {
     let buf = '';
@@ -49,7 +49,7 @@ interface Night {
   obtained: Record<string, number>;
 }
 
-async function night(out: string, list: string, date: string, epoch: number, extra: string[]): Promise<Night> {
+export async function night(out: string, list: string, date: string, epoch: number, extra: string[]): Promise<Night> {
   const web = await startWeb(epoch, list);
   try {
     const t0 = performance.now();

@@ -223,33 +223,38 @@ JOIN sellers s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.v
 -- refused, and a file cut at the byte cap say nothing certain about what it held. Changes are
 -- between consecutive observations of the same subject: a record is 'added' when it is in the
 -- later file and not the earlier, 'removed' the other way (a file that became a 404, or an HTML
--- page, removes all its records). Records are compared on their four fields.
+-- page, removes all its records). Records are compared on their four fields. Two observations
+-- of the same body (same sha256 and status) hold the same records, so only the pairs whose body
+-- or status differ are compared record by record: a series of 30 nights reads the records of
+-- the files that changed, not every record of every night.
 CREATE OR REPLACE VIEW file_observations AS
-SELECT snapshot_date, subject, file_kind, status,
-       lag(snapshot_date) OVER (PARTITION BY subject, file_kind ORDER BY snapshot_date) AS previous_date
+SELECT snapshot_date, subject, file_kind, status, sha256,
+       lag(snapshot_date) OVER w AS previous_date,
+       lag(status) OVER w AS previous_status,
+       lag(sha256) OVER w AS previous_sha256
 FROM files
 WHERE status IN ('ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'not_found', 'not_sellers_json', 'invalid_json')
-  AND coalesce(obtained, 'fetched') <> 'carried_forward';
+  AND coalesce(obtained, 'fetched') <> 'carried_forward'
+WINDOW w AS (PARTITION BY subject, file_kind ORDER BY snapshot_date);
 
 CREATE OR REPLACE VIEW record_changes AS
 WITH obs AS (
-  SELECT * FROM file_observations WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND previous_date IS NOT NULL
-), recs AS (
-  SELECT DISTINCT snapshot_date, subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id FROM ads_records
+  SELECT snapshot_date, previous_date, subject, file_kind FROM file_observations
+  WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND previous_date IS NOT NULL
+    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status OR sha256 IS NULL)
+), cur AS (
+  SELECT DISTINCT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id
+  FROM obs o JOIN ads_records r ON r.snapshot_date = o.snapshot_date AND r.subject = o.subject AND r.file_kind = o.file_kind
+), prev AS (
+  SELECT DISTINCT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id
+  FROM obs o JOIN ads_records r ON r.snapshot_date = o.previous_date AND r.subject = o.subject AND r.file_kind = o.file_kind
 )
-SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, 'added' AS change,
-       n.ad_system_domain, n.seller_account_id, n.relationship, n.cert_authority_id
-FROM obs o JOIN recs n ON n.snapshot_date = o.snapshot_date AND n.subject = o.subject AND n.file_kind = o.file_kind
-WHERE NOT EXISTS (SELECT 1 FROM recs p WHERE p.snapshot_date = o.previous_date AND p.subject = o.subject AND p.file_kind = o.file_kind
-                  AND p.ad_system_domain = n.ad_system_domain AND p.seller_account_id = n.seller_account_id
-                  AND p.relationship = n.relationship AND p.cert_authority_id IS NOT DISTINCT FROM n.cert_authority_id)
+-- EXCEPT compares rows as sets with NULLs equal (a record without a certification id).
+SELECT snapshot_date, previous_date, subject, file_kind, 'added' AS change, ad_system_domain, seller_account_id, relationship, cert_authority_id
+FROM (FROM cur EXCEPT FROM prev)
 UNION ALL
-SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, 'removed' AS change,
-       p.ad_system_domain, p.seller_account_id, p.relationship, p.cert_authority_id
-FROM obs o JOIN recs p ON p.snapshot_date = o.previous_date AND p.subject = o.subject AND p.file_kind = o.file_kind
-WHERE NOT EXISTS (SELECT 1 FROM recs n WHERE n.snapshot_date = o.snapshot_date AND n.subject = o.subject AND n.file_kind = o.file_kind
-                  AND n.ad_system_domain = p.ad_system_domain AND n.seller_account_id = p.seller_account_id
-                  AND n.relationship = p.relationship AND n.cert_authority_id IS NOT DISTINCT FROM p.cert_authority_id);
+SELECT snapshot_date, previous_date, subject, file_kind, 'removed' AS change, ad_system_domain, seller_account_id, relationship, cert_authority_id
+FROM (FROM prev EXCEPT FROM cur);
 
 -- sellers.json entries between consecutive observations of the same ad system's file: 'added',
 -- 'removed', 'type_changed' (seller_type), 'name_changed' (name), 'domain_changed' (domain).
@@ -257,6 +262,7 @@ CREATE OR REPLACE VIEW seller_changes AS
 WITH obs AS (
   SELECT snapshot_date, subject AS ad_system_domain, previous_date FROM file_observations
   WHERE file_kind = 'sellers.json' AND previous_date IS NOT NULL AND status IN ('ok', 'not_found')
+    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status OR sha256 IS NULL)
 ), one AS (
   SELECT snapshot_date, ad_system_domain, seller_id, seller_type, name, domain FROM sellers
   WHERE seller_id IS NOT NULL

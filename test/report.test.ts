@@ -332,14 +332,17 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
       expect(errors).toEqual([]);
       expect(requests).toEqual([url]);
 
-      const charts = await page.$$eval('figure svg', (svgs) =>
-        svgs.map((svg) => ({
-          key: svg.closest('figure')!.id,
+      // The callbacks run in the page: its DOM is reached through globalThis (the repo compiles without DOM types).
+      type El = { closest(s: string): { id: string }; querySelectorAll(s: string): { length: number }; getBoundingClientRect(): { width: number; height: number } };
+      const charts = await page.evaluate(() => {
+        const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<El> } }).document;
+        return [...doc.querySelectorAll('figure svg')].map((svg) => ({
+          key: svg.closest('figure').id,
           marks: svg.querySelectorAll('g[class*="mark-"] path, g[class*="mark-"] rect, g[class*="mark-"] line').length,
           width: svg.getBoundingClientRect().width,
           height: svg.getBoundingClientRect().height,
-        })),
-      );
+        }));
+      });
       expect(charts.length).toBeGreaterThanOrEqual(14);
       for (const c of charts) {
         expect(c.marks, c.key).toBeGreaterThan(0);
@@ -350,15 +353,17 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
       // Not blank: the browser itself decodes the screenshot and counts the pixels that are not white.
       const shot = (await page.screenshot({ fullPage: false })).toString('base64');
       const inked = await page.evaluate(async (b64) => {
-        const img = new Image();
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const g = globalThis as any;
+        const img = new g.Image();
         img.src = `data:image/png;base64,${b64}`;
         await img.decode();
-        const canvas = document.createElement('canvas');
+        const canvas = g.document.createElement('canvas');
         canvas.width = img.width;
         canvas.height = img.height;
-        const g = canvas.getContext('2d')!;
-        g.drawImage(img, 0, 0);
-        const px = g.getImageData(0, 0, img.width, img.height).data;
+        const ctx = canvas.getContext('2d');
+        ctx.drawImage(img, 0, 0);
+        const px: Uint8ClampedArray = ctx.getImageData(0, 0, img.width, img.height).data;
         let ink = 0;
         for (let i = 0; i < px.length; i += 4) if (px[i]! < 235 || px[i + 1]! < 235 || px[i + 2]! < 235) ink++;
         return ink / (px.length / 4);
@@ -366,7 +371,10 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
       expect(inked).toBeGreaterThan(0.02);
 
       await page.setViewportSize({ width: 390, height: 844 });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(() => {
+        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+        return root.scrollWidth - root.clientWidth;
+      });
       expect(overflow).toBeLessThanOrEqual(1);
       await context.close();
     } finally {

@@ -10,6 +10,8 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import type { ChartSpec } from './figures.js';
 
 const WIDTH = 560;
+/** Snapshot dates are UTC calendar days: one tick per day at most, labelled as dates in UTC. */
+const DAY_AXIS = { format: '%Y-%m-%d', labelAngle: -30, tickCount: { interval: 'day', step: 1 }, labelOverlap: true } as const;
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif';
 
 /**
@@ -24,10 +26,14 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
     font: FONT,
     view: { stroke: null },
     axis: { labelFontSize: 11, titleFontSize: 12, gridColor: '#e5e7eb' },
+    // The y title written across, above the axis: a long title with its units, read without
+    // turning the head, and never taller than the plot.
+    axisY: { titleAngle: 0, titleAlign: 'left' as const, titleAnchor: 'end' as const, titleBaseline: 'bottom' as const, titleX: 0, titleY: -8, titleLimit: 520 },
     legend: { labelFontSize: 11, titleFontSize: 12, orient: 'bottom' as const, columns: 3, labelLimit: 260 },
   };
   const base = { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', description: title, data: { values }, width: WIDTH, config, background: 'white' };
-  const color = chart.color ? { color: { field: chart.color, type: 'nominal' as const, title: chart.color.replace(/_/g, ' ') } } : {};
+  // Series in the order the query gives them (rank buckets by rank, not alphabetically).
+  const color = chart.color ? { color: { field: chart.color, type: 'nominal' as const, title: chart.color.replace(/_/g, ' '), sort: null } } : {};
   switch (chart.kind) {
     case 'line':
       return {
@@ -35,7 +41,7 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
         height: 260,
         mark: { type: 'line', point: true },
         encoding: {
-          x: { field: chart.x, type: 'temporal', title: chart.xTitle, axis: { format: '%Y-%m-%d', labelAngle: -30 } },
+          x: { field: chart.x, type: 'temporal', timeUnit: 'utcyearmonthdate', scale: { type: 'utc' }, title: chart.xTitle, axis: DAY_AXIS },
           y: { field: chart.y, type: 'quantitative', title: chart.yTitle, axis: percent },
           ...color,
         },
@@ -69,7 +75,7 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
         mark: { type: 'bar' },
         encoding: {
           x: temporal
-            ? { field: chart.x, type: 'ordinal', timeUnit: 'yearmonthdate', title: chart.xTitle, axis: { format: '%Y-%m-%d', labelAngle: -30 } }
+            ? { field: chart.x, type: 'ordinal', timeUnit: 'utcyearmonthdate', title: chart.xTitle, axis: { format: '%Y-%m-%d', labelAngle: -30 } }
             : { field: chart.x, type: 'nominal', title: chart.xTitle, axis: { labelAngle: 0 } },
           y: { field: chart.y, type: 'quantitative', title: chart.yTitle, stack: true },
           ...color,

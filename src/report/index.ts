@@ -67,6 +67,8 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const buckets = [...(o.rankBuckets ?? DEFAULT_RANK_BUCKETS)];
   const db = await openSnapshotDb(o.roots.length === 1 ? o.roots[0]! : o.roots);
   try {
+    // A bound on DuckDB's memory (it spills past it): the report runs beside other jobs.
+    await db.rows(`SET memory_limit = '${memoryLimit()}'`);
     const allNights = (await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM files ORDER BY d`)).map((r) => String(r.d));
     const nights = allNights.filter((d) => (!o.from || d >= o.from) && (!o.to || d <= o.to));
     const missing: string[] = [];
@@ -110,13 +112,21 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   }
 }
 
+/** ADSNAP_REPORT_MEMORY (a DuckDB size such as 768MB or 2GB), else 768MB. */
+function memoryLimit(): string {
+  const v = process.env.ADSNAP_REPORT_MEMORY?.trim();
+  return v && /^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(v) ? v : '768MB';
+}
+
 async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: FigureDef, nights: number, _buckets: number[]): Promise<FigureResult> {
   const base = { key: f.key, title: f.title, about: f.about, sql: f.sql };
   if (nights === 0) return { ...base, columns: [], rows: [], note: 'No night to report.', csv: '', svg: null };
   if (f.series && nights < 2) return { ...base, columns: [], rows: [], note: 'Needs two or more nights.', csv: '', svg: null };
   let reader;
+  const t0 = performance.now();
   try {
     reader = await db.connection.runAndReadAll(f.sql);
+    if (process.env.ADSNAP_REPORT_TIMING) process.stderr.write(`${f.key}: ${Math.round(performance.now() - t0)} ms\n`);
   } catch (err) {
     throw new Error(`figure ${f.key}: ${(err as Error).message}`, { cause: err });
   }

@@ -46,6 +46,7 @@ export const command: Command = {
     }
     if (values.from && values.to && values.from > values.to) throw new UsageError(`--from ${values.from} is after --to ${values.to}`);
     const rankBuckets = values['rank-buckets'] === undefined ? undefined : parseBuckets(values['rank-buckets']);
+    const t0 = performance.now();
     let r;
     try {
       r = await buildReport({ roots: positionals, outDir: values.out, from: values.from ?? null, to: values.to ?? null, rankBuckets });
@@ -54,7 +55,8 @@ export const command: Command = {
       return 1;
     }
     const nights = r.nights.length === 0 ? 'no night' : r.nights.length === 1 ? `1 night (${r.nights[0]})` : `${r.nights.length} nights (${r.nights[0]} to ${r.nights[r.nights.length - 1]})`;
-    process.stdout.write(`adsnap report: ${nights}, ${r.figures} figures, ${r.charts} charts\n  ${path.relative(process.cwd(), r.index) || r.index}\n  ${path.relative(process.cwd(), r.json) || r.json}\n`);
+    const took = `${((performance.now() - t0) / 1000).toFixed(1)} s, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`;
+    process.stdout.write(`adsnap report: ${nights}, ${r.figures} figures, ${r.charts} charts in ${took}\n  ${path.relative(process.cwd(), r.index) || r.index}\n  ${path.relative(process.cwd(), r.json) || r.json}\n`);
     return 0;
   },
 };
