@@ -191,6 +191,33 @@ LEFT JOIN owner o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject
 
 CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller_match_all WHERE file_valid;
 
+-- Per night and ad system: the records (of valid files) naming it, how many can be checked
+-- against its sellers.json (`checkable`: the file was read whole and valid), how many name a
+-- seller found there, and where the file was asked for (that night's request, or for a copy
+-- reused without one, the latest earlier night's): `at_spec_location` is true for the spec's
+-- https://<ad system>/sellers.json, false for a location (data/sellers-locations.tsv,
+-- --sellers-location). The records checkable only thanks to a location are `checkable` where
+-- `NOT at_spec_location`.
+CREATE OR REPLACE VIEW ad_system_coverage AS
+WITH requests AS (
+  SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
+), nights AS (
+  SELECT DISTINCT snapshot_date, ad_system_domain FROM seller_match
+), asked AS (
+  SELECT n.snapshot_date, n.ad_system_domain, q.url
+  FROM nights n ASOF LEFT JOIN requests q ON q.subject = n.ad_system_domain AND q.snapshot_date <= n.snapshot_date
+)
+SELECT m.snapshot_date, m.ad_system_domain, count(*) AS records,
+       count(*) FILTER (WHERE coalesce(sf.valid, false)) AS checkable,
+       count(*) FILTER (WHERE m.seller_found) AS found,
+       any_value(sf.status) AS sellers_json_status,
+       any_value(a.url) AS sellers_json_url,
+       any_value(a.url) = 'https://' || m.ad_system_domain || '/sellers.json' AS at_spec_location
+FROM seller_match m
+LEFT JOIN files sf ON sf.snapshot_date = m.snapshot_date AND sf.subject = m.ad_system_domain AND sf.file_kind = 'sellers.json'
+LEFT JOIN asked a ON a.snapshot_date = m.snapshot_date AND a.ad_system_domain = m.ad_system_domain
+GROUP BY m.snapshot_date, m.ad_system_domain;
+
 -- The supply chain behind each ad system: every entry of the sellers.json of `via_domain`, for each
 -- ad system (a sellers.json fetched as `via = 'ad_system'`) from whose file `via_domain` is reached
 -- through `depth` INTERMEDIARY/BOTH links (each link: an entry of that type whose domain, as a host,

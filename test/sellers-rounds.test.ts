@@ -244,6 +244,16 @@ describe('sellers.json locations, matching and intermediary rounds (issue 21)', 
     expect(reach).toEqual({ seller_domain: 'mid1.test' });
   });
 
+  it('ad_system_coverage: records checkable per ad system, and whether only a location made them so', async () => {
+    const rows = await q(`SELECT ad_system_domain AS a, records, checkable, found, sellers_json_status AS status, at_spec_location AS spec FROM ad_system_coverage ORDER BY a`);
+    expect(rows).toEqual([
+      { a: 'adx.test', records: 5, checkable: 5, found: 4, status: 'ok', spec: true },
+      { a: 'flag.test', records: 1, checkable: 1, found: 1, status: 'ok', spec: false },
+      { a: 'google.com', records: 1, checkable: 1, found: 1, status: 'ok', spec: false },
+      { a: 'moved.test', records: 1, checkable: 1, found: 1, status: 'ok', spec: false },
+    ]);
+  });
+
   it('files.lines: physical lines of ads.txt and robots.txt (CRLF, no final line end), null for sellers.json', async () => {
     const rows = await q(`SELECT subject, file_kind, lines FROM files WHERE subject IN ('pub1.test', 'adx.test', 'mid1.test') ORDER BY 1, 2`);
     expect(rows).toEqual([
@@ -299,6 +309,38 @@ describe('--sellers-depth and the bound on intermediary files', () => {
     const from = web.seen.length;
     await crawl(options(out, { sellers: false }));
     expect(seenSince(from).filter((u) => u.includes('sellers.json') || u.endsWith('s.json'))).toEqual([]);
+  }, 60_000);
+});
+
+describe('incremental nights and locations', () => {
+  it('an earlier 404 at the spec location does not stand in for a location added since (even with --reuse-fresh)', async () => {
+    const out = path.join(tmp, 'nights');
+    // Night 1 knows no location for flag.test and moved.test: both 404 at https://<ad system>/sellers.json.
+    await crawl(options(out, { sellersLocations: {}, snapshotDate: '2026-11-20', now: new Date('2026-11-20T02:00:00Z') }));
+    // Night 2 (a day later, within the 404's freshness) knows them.
+    await crawl(options(out, { snapshotDate: '2026-11-21', now: new Date('2026-11-21T02:00:00Z'), reuseFresh: true }));
+    const db = await openSnapshotDb(out);
+    try {
+      const rows = await db.rows(`SELECT strftime(snapshot_date, '%d') AS d, subject, status, obtained, url FROM files WHERE file_kind = 'sellers.json' AND subject IN ('flag.test', 'moved.test', 'mid1.test') ORDER BY subject, d`);
+      expect(rows).toEqual([
+        { d: '20', subject: 'flag.test', status: 'not_found', obtained: 'fetched', url: null },
+        { d: '21', subject: 'flag.test', status: 'ok', obtained: 'fetched', url: 'https://data.flag-cdn.test/sellers.json' },
+        // An intermediary is an incremental file like any other: still fresh, reused without a request.
+        { d: '20', subject: 'mid1.test', status: 'ok', obtained: 'fetched', url: 'https://mid1.test/sellers.json' },
+        { d: '21', subject: 'mid1.test', status: 'ok', obtained: 'reused', url: 'https://mid1.test/sellers.json' },
+        { d: '20', subject: 'moved.test', status: 'not_found', obtained: 'fetched', url: null },
+        { d: '21', subject: 'moved.test', status: 'ok', obtained: 'fetched', url: 'https://files.storage.test/moved/sellers.json' },
+      ]);
+      const cov = await db.rows(`SELECT strftime(snapshot_date, '%d') AS d, sum(checkable) AS checkable, sum(checkable) FILTER (WHERE at_spec_location) AS at_spec FROM ad_system_coverage GROUP BY 1 ORDER BY 1`);
+      // Night 1: adx.test (5 records) at the spec's place, google.com (1) through the shipped table.
+      // Night 2: flag.test and moved.test too; adx.test reused, asked on night 1 at the spec's place.
+      expect(cov).toEqual([
+        { d: '20', checkable: 6, at_spec: 5 },
+        { d: '21', checkable: 8, at_spec: 5 },
+      ]);
+    } finally {
+      db.close();
+    }
   }, 60_000);
 });
 
