@@ -28,7 +28,7 @@ import { Referrals } from './referral-registry.js';
 import { deriveRunId, RunJournal, type Phase, type RunState, type WorkPhase } from './run-journal.js';
 import { robotsFor } from './robots-job.js';
 import { RunStats } from './run-stats.js';
-import { runSellersRounds, SELLERS_DEFAULTS } from './sellers-rounds.js';
+import { runSellersRounds, SELLERS_DEFAULTS, sellersIdentity, sellersManifest } from './sellers-rounds.js';
 import { SellersLocations } from '../src/resolve/sellers-location.js';
 import { EmptyListError, sellersLocationOverrides, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
 import { alreadyComplete, checkSameInputs, readInputs, type RunInputs } from './run-inputs.js';
@@ -331,7 +331,6 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     state.stats = stats.toJSON();
     // Every stage but the last tells the next what it found (the sellers stage: the intermediaries named).
     state.shardReport = shard && stage !== 'all' && stage !== 'intermediaries' ? { stage, report: referrals.report() } : null;
-    const sellersRounds = state.sellersRounds ?? null;
     state.manifest = {
       run_id: runId,
       snapshot_date: snapshotDate,
@@ -339,19 +338,8 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       node_version: process.version,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
-      options: {
-        concurrency,
-        obey_robots: ctx.options.obeyRobots,
-        user_agent: fetchConfig.userAgent,
-        sellers: options.sellers !== false,
-        sellers_depth: options.sellersDepth ?? SELLERS_DEFAULTS.depth,
-        max_intermediaries: options.maxIntermediaries ?? SELLERS_DEFAULTS.maxIntermediaries,
-        sellers_locations: sellersLocationOverrides(options),
-        reuse_fresh: options.reuseFresh ?? false,
-        compact: options.compact !== false,
-      },
-      // The sellers phase's rounds: files asked per round, and the bound on intermediary files when reached.
-      sellers_rounds: sellersRounds ? { rounds: sellersRounds.files, limit_reached: sellersRounds.limitReached === null ? null : { round: sellersRounds.limitReached.round, not_fetched: sellersRounds.limitReached.notFetched } } : null,
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false },
+      sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,
       previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,
       shard: shard ? { index: shard.index, count: shard.count, stage } : null,
       list,
@@ -407,10 +395,7 @@ function runIdentity(o: CrawlOptions, stage: Stage | 'all'): Record<string, unkn
     zipEntry: o.zipEntry ?? null,
     obeyRobots: o.obeyRobots ?? 'store',
     sellers: o.sellers !== false,
-    // Only when not the default, so that runs started before these options existed keep their id.
-    ...(o.sellersDepth !== undefined && o.sellersDepth !== SELLERS_DEFAULTS.depth ? { sellersDepth: o.sellersDepth } : {}),
-    ...(o.maxIntermediaries !== undefined && o.maxIntermediaries !== SELLERS_DEFAULTS.maxIntermediaries ? { maxIntermediaries: o.maxIntermediaries } : {}),
-    ...(Object.keys(sellersLocationOverrides(o)).length > 0 ? { sellersLocations: sellersLocationOverrides(o) } : {}),
+    ...sellersIdentity(o),
     ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}`, stage } : {}),
   };
 }

@@ -12,6 +12,7 @@
  * A run killed in any round and resumed fetches what the uninterrupted run would have, once.
  */
 import type { SellersLocations } from '../src/resolve/sellers-location.js';
+import { sellersLocationOverrides, type CrawlOptions } from './crawl-options.js';
 import { planNextRound } from '../src/resolve/intermediaries.js';
 import type { CrawlContext } from './context.js';
 import type { DoneSet } from './pool.js';
@@ -22,6 +23,32 @@ import { crawlSellers } from './sellers-job.js';
 import type { Stage } from './shard-exchange.js';
 
 export const SELLERS_DEFAULTS = { depth: 5, maxIntermediaries: 20_000 } as const;
+
+type SellersOptions = Pick<CrawlOptions, 'sellers' | 'sellersDepth' | 'maxIntermediaries' | 'sellersLocations'>;
+
+/** What the sellers options add to a run's identity: only what is not the default, so that runs started before they existed keep their id. */
+export function sellersIdentity(o: SellersOptions): Record<string, unknown> {
+  const locations = sellersLocationOverrides(o);
+  return {
+    ...(o.sellersDepth !== undefined && o.sellersDepth !== SELLERS_DEFAULTS.depth ? { sellersDepth: o.sellersDepth } : {}),
+    ...(o.maxIntermediaries !== undefined && o.maxIntermediaries !== SELLERS_DEFAULTS.maxIntermediaries ? { maxIntermediaries: o.maxIntermediaries } : {}),
+    ...(Object.keys(locations).length > 0 ? { sellersLocations: locations } : {}),
+  };
+}
+
+/** The run manifest's sellers options, and its `sellers_rounds`: files asked per round, and the bound when it cut a round. */
+export function sellersManifest(o: SellersOptions, rounds: SellersRounds | null) {
+  const l = rounds?.limitReached ?? null;
+  return {
+    options: {
+      sellers: o.sellers !== false,
+      sellers_depth: o.sellersDepth ?? SELLERS_DEFAULTS.depth,
+      max_intermediaries: o.maxIntermediaries ?? SELLERS_DEFAULTS.maxIntermediaries,
+      sellers_locations: sellersLocationOverrides(o),
+    },
+    sellers_rounds: rounds ? { rounds: rounds.files, limit_reached: l === null ? null : { round: l.round, not_fetched: l.notFetched } } : null,
+  };
+}
 
 export interface SellersRoundsSetup {
   state: RunState;
