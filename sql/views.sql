@@ -148,22 +148,23 @@ WHERE t.target_kind = 'domain';
 -- first by seller_type. OWNERDOMAIN and sellers.domain compare as hosts (adsnap_host).
 CREATE OR REPLACE VIEW seller_match_all AS
 WITH seller_exact AS (
-  SELECT * FROM sellers
+  SELECT *, adsnap_host(domain) AS domain_host FROM sellers
   QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, seller_id ORDER BY seller_type NULLS LAST) = 1
 ), seller_folded AS (
-  SELECT *, adsnap_seller_key(seller_id) AS seller_key FROM sellers WHERE seller_id IS NOT NULL
+  SELECT *, adsnap_seller_key(seller_id) AS seller_key, adsnap_host(domain) AS domain_host FROM sellers WHERE seller_id IS NOT NULL
   QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, adsnap_seller_key(seller_id) ORDER BY seller_type NULLS LAST, seller_id) = 1
 ), matched AS (
   SELECT r.*, e.seller_id IS NOT NULL AS found_exact, coalesce(e.seller_id, k.seller_id) IS NOT NULL AS found,
          CASE WHEN e.seller_id IS NOT NULL THEN e.seller_type ELSE k.seller_type END AS s_seller_type,
          CASE WHEN e.seller_id IS NOT NULL THEN e.name ELSE k.name END AS s_name,
          CASE WHEN e.seller_id IS NOT NULL THEN e.domain ELSE k.domain END AS s_domain,
+         CASE WHEN e.seller_id IS NOT NULL THEN e.domain_host ELSE k.domain_host END AS s_domain_host,
          CASE WHEN e.seller_id IS NOT NULL THEN e.is_confidential ELSE k.is_confidential END AS s_is_confidential
   FROM ads_records r
   LEFT JOIN seller_exact e ON e.snapshot_date = r.snapshot_date AND e.ad_system_domain = r.ad_system_domain AND e.seller_id = r.seller_account_id
   LEFT JOIN seller_folded k ON k.snapshot_date = r.snapshot_date AND k.ad_system_domain = r.ad_system_domain AND k.seller_key = adsnap_seller_key(r.seller_account_id)
 ), owner AS (
-  SELECT snapshot_date, subject, file_kind, value_domain AS owner_domain
+  SELECT snapshot_date, subject, file_kind, value_domain AS owner_domain, adsnap_host(value_domain) AS owner_host
   FROM ads_variables WHERE name = 'OWNERDOMAIN'
   QUALIFY row_number() OVER (PARTITION BY snapshot_date, subject, file_kind ORDER BY line_no) = 1
 )
@@ -179,9 +180,11 @@ SELECT r.snapshot_date, r.subject, r.file_kind, r.line_no, r.ad_system_domain, r
             WHEN r.relationship = 'RESELLER' THEN r.s_seller_type IN ('INTERMEDIARY', 'BOTH')
        END AS relationship_consistent,
        coalesce(o.owner_domain, r.subject) AS owner_domain,
-       CASE WHEN NOT r.found OR r.relationship <> 'DIRECT' OR adsnap_host(r.s_domain) IS NULL THEN NULL
-            ELSE adsnap_host(r.s_domain) = adsnap_host(coalesce(o.owner_domain, r.subject))
-                 OR ends_with(adsnap_host(r.subject), '.' || adsnap_host(r.s_domain))
+       -- Hosts of the seller's domain and of OWNERDOMAIN are computed once per entry and line (the
+       -- CTEs above); a subject is already a lower-case host, the regular expressions leave it as is.
+       CASE WHEN NOT r.found OR r.relationship <> 'DIRECT' OR r.s_domain_host IS NULL THEN NULL
+            ELSE r.s_domain_host = CASE WHEN o.owner_domain IS NOT NULL THEN o.owner_host ELSE r.subject END
+                 OR ends_with(r.subject, '.' || r.s_domain_host)
        END AS owner_domain_consistent,
        r.found_exact AS seller_found_exact
 FROM matched r
