@@ -52,7 +52,9 @@ const SITE: Record<string, Served[]> = {
     sellers([['1', 'PUBLISHER', 'Alpha', 'a.test'], ['2', 'PUBLISHER', 'Two', 'a.test']]),
     sellers([['1', 'PUBLISHER', 'Alpha', 'a.test'], ['3', 'INTERMEDIARY', 'Three', 'three.test']]),
   ],
-  'https://ssp.test/sellers.json': [sellers([['10', 'INTERMEDIARY', 'Ten', 'ssp.test'], ['11', 'BOTH', 'Eleven', 'ssp.test']])],
+  // ssp.test publishes its sellers.json on another host (--sellers-location), not at its root.
+  'https://ssp.test/sellers.json': [{ status: 404 }],
+  'https://pub.ssp.test/sellers.json': [sellers([['10', 'INTERMEDIARY', 'Ten', 'ssp.test'], ['11', 'BOTH', 'Eleven', 'ssp.test']])],
 };
 const LISTED = ['a.test', 'b.test', 'c.test', 'd.test'];
 const APP = 'https://play.google.com/store/apps/details?id=com.example.game';
@@ -92,7 +94,7 @@ beforeAll(async () => {
   writeFileSync(apps, `store_url,developer_url\n${APP},https://dev.test/\n`);
   for (const [i, n] of NIGHTS.entries()) {
     night = i;
-    await crawl({ domains, apps, outDir: out, snapshotDate: n.date, now: n.now, checkpointSeconds: 0, fetch: { connectTo: web.connectTo, caCerts: [tls.caPem], retries: 0 } });
+    await crawl({ domains, apps, outDir: out, snapshotDate: n.date, now: n.now, checkpointSeconds: 0, sellersLocations: { 'ssp.test': 'https://pub.ssp.test/sellers.json' }, fetch: { connectTo: web.connectTo, caCerts: [tls.caPem], retries: 0 } });
   }
   reportDir = path.join(dir, 'report');
   await buildReport({ roots: [out], outDir: reportDir, rankBuckets: [2, 3], now: new Date('2026-11-23T00:00:00Z') });
@@ -207,6 +209,13 @@ describe('report.json: each section against what the web served', () => {
       { snapshot_date: '2026-11-22', records_added: 0, records_removed: 2, sellers_added: 1, sellers_removed: 1, sites_gained_ads_txt: 0, sites_lost_ads_txt: 1 },
     ]);
     expect(pick('changes.ad_systems', ['ad_system_domain', 'added', 'removed', 'net', 'side'])).toEqual([{ ad_system_domain: 'adx.test', added: 0, removed: 2, net: -2, side: 'lost' }]);
+  });
+
+  it('8. what the ad systems reach through intermediaries, latest night', () => {
+    // adx.test names three.test (INTERMEDIARY, no sellers.json there); ssp.test names itself.
+    expect(pick('sellers.reach_by_depth', ['depth', 'files', 'entries', 'publisher_domains', 'ad_systems'])).toEqual([{ depth: 0, files: 2, entries: 4, publisher_domains: 1, ad_systems: 2 }]);
+    // ssp.test's file is read where it publishes: its three records of valid files are checkable.
+    expect(figure('consistency.sellers_location').rows).toEqual([{ ad_system_domain: 'ssp.test', sellers_json_url: 'https://pub.ssp.test/sellers.json', status: 'ok', records: 3, checkable: 3 }]);
   });
 
   it('8. sellers.json types and headers, latest night', () => {

@@ -234,6 +234,20 @@ FROM (
         chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
       },
       {
+        key: 'consistency.sellers_location',
+        title: 'Records checkable because sellers.json was read where the ad system publishes it (latest night)',
+        about:
+          "Ad systems whose sellers.json was read somewhere other than https://AD_SYSTEM/sellers.json (an entry of data/sellers-locations.tsv or --sellers-location, or a redirect), the URL read, and the records of valid files naming them: records that the default location alone would have left unchecked (google.com answers 404 there).",
+        sql: `SELECT f.subject AS ad_system_domain, f.url AS sellers_json_url, f.status,
+  count(m.subject) AS records, count(m.subject) FILTER (WHERE m.seller_found OR m.seller_missing) AS checkable
+FROM files f
+LEFT JOIN seller_match m ON m.snapshot_date = f.snapshot_date AND m.ad_system_domain = f.subject
+WHERE f.${LATEST} AND f.file_kind = 'sellers.json' AND f.via = 'ad_system' AND f.url IS NOT NULL
+  AND NOT starts_with(f.url, 'https://' || f.subject || '/') AND NOT starts_with(f.url, 'http://' || f.subject || '/')
+GROUP BY ALL ORDER BY records DESC, ad_system_domain LIMIT 25`,
+        chart: { kind: 'hbar', x: 'checkable', y: 'ad_system_domain', xTitle: 'Records checkable against the sellers.json read', yTitle: 'Ad system' },
+      },
+      {
         key: 'consistency.over_time',
         title: 'Consistency over time',
         about: 'All records of valid files per night: checkable, missing, relationship and owner mismatches, and the missing share of checkable records.',
@@ -420,6 +434,17 @@ FROM files f LEFT JOIN sellers_files h ON h.snapshot_date = f.snapshot_date AND 
 WHERE f.${LATEST} AND f.file_kind = 'sellers.json'
 ORDER BY f.records DESC NULLS LAST, f.subject LIMIT 25`,
         chart: { kind: 'hbar', x: 'sellers', y: 'ad_system_domain', xTitle: 'Sellers listed', yTitle: 'Ad system' },
+      },
+      {
+        key: 'sellers.reach_by_depth',
+        title: 'What the ad systems reach through intermediaries (latest night)',
+        about:
+          "View seller_reach: from each ad system's sellers.json, the files reached through INTERMEDIARY/BOTH entries, by the smallest number of links (0 = the ad system's own file). Per depth: the sellers.json files read at that depth, their entries, and the distinct PUBLISHER domains they name.",
+        sql: `SELECT depth, count(DISTINCT via_domain) AS files, count(*) AS entries,
+  count(DISTINCT seller_domain) FILTER (WHERE seller_type = 'PUBLISHER') AS publisher_domains,
+  count(DISTINCT ad_system_domain) AS ad_systems
+FROM seller_reach WHERE ${LATEST} GROUP BY depth ORDER BY depth`,
+        chart: { kind: 'bar', x: 'depth', y: 'publisher_domains', xTitle: 'Intermediary links from the ad system', yTitle: 'Publisher domains reached' },
       },
       {
         key: 'sellers.headers',
