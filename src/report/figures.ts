@@ -237,14 +237,10 @@ FROM (
         key: 'consistency.sellers_location',
         title: 'Records checkable because sellers.json was read where the ad system publishes it (latest night)',
         about:
-          "Ad systems whose sellers.json was read somewhere other than https://AD_SYSTEM/sellers.json (an entry of data/sellers-locations.tsv or --sellers-location, or a redirect), the URL read, and the records of valid files naming them: records that the default location alone would have left unchecked (google.com answers 404 there).",
-        sql: `SELECT f.subject AS ad_system_domain, f.url AS sellers_json_url, f.status,
-  count(m.subject) AS records, count(m.subject) FILTER (WHERE m.seller_found OR m.seller_missing) AS checkable
-FROM files f
-LEFT JOIN seller_match m ON m.snapshot_date = f.snapshot_date AND m.ad_system_domain = f.subject
-WHERE f.${LATEST} AND f.file_kind = 'sellers.json' AND f.via = 'ad_system' AND f.url IS NOT NULL
-  AND NOT starts_with(f.url, 'https://' || f.subject || '/') AND NOT starts_with(f.url, 'http://' || f.subject || '/')
-GROUP BY ALL ORDER BY records DESC, ad_system_domain LIMIT 25`,
+          "View ad_system_coverage: ad systems whose sellers.json was asked for somewhere other than https://AD_SYSTEM/sellers.json (an entry of data/sellers-locations.tsv or --sellers-location), the URL asked, and the records of valid files naming them, checkable when that file was read whole and valid: records that the spec's location alone would have left unchecked (google.com answers 404 there).",
+        sql: `SELECT ad_system_domain, sellers_json_url, sellers_json_status AS status, records, checkable
+FROM ad_system_coverage WHERE ${LATEST} AND NOT coalesce(at_spec_location, true)
+ORDER BY records DESC, ad_system_domain LIMIT 25`,
         chart: { kind: 'hbar', x: 'checkable', y: 'ad_system_domain', xTitle: 'Records checkable against the sellers.json read', yTitle: 'Ad system' },
       },
       {
