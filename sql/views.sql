@@ -28,7 +28,7 @@ CREATE OR REPLACE MACRO adsnap_host(s) AS
 -- How seller ids are matched, as the published studies match them (IEEE S&P 2024, CNIL LINC 2020,
 -- Web Almanac 2024): trimmed and lower-cased on both sides ('PUB-123 ' = 'pub-123').
 CREATE OR REPLACE MACRO adsnap_seller_key(s) AS
-  lower(regexp_replace(s, '^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$', '', 'g'));
+  lower(trim(s, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)));
 
 CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
   SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
@@ -154,15 +154,22 @@ WITH seller_exact AS (
   SELECT *, adsnap_seller_key(seller_id) AS seller_key, adsnap_host(domain) AS domain_host FROM sellers WHERE seller_id IS NOT NULL
   QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, adsnap_seller_key(seller_id) ORDER BY seller_type NULLS LAST, seller_id) = 1
 ), matched AS (
-  SELECT r.*, e.seller_id IS NOT NULL AS found_exact, coalesce(e.seller_id, k.seller_id) IS NOT NULL AS found,
-         CASE WHEN e.seller_id IS NOT NULL THEN e.seller_type ELSE k.seller_type END AS s_seller_type,
-         CASE WHEN e.seller_id IS NOT NULL THEN e.name ELSE k.name END AS s_name,
-         CASE WHEN e.seller_id IS NOT NULL THEN e.domain ELSE k.domain END AS s_domain,
-         CASE WHEN e.seller_id IS NOT NULL THEN e.domain_host ELSE k.domain_host END AS s_domain_host,
-         CASE WHEN e.seller_id IS NOT NULL THEN e.is_confidential ELSE k.is_confidential END AS s_is_confidential
-  FROM ads_records r
-  LEFT JOIN seller_exact e ON e.snapshot_date = r.snapshot_date AND e.ad_system_domain = r.ad_system_domain AND e.seller_id = r.seller_account_id
-  LEFT JOIN seller_folded k ON k.snapshot_date = r.snapshot_date AND k.ad_system_domain = r.ad_system_domain AND k.seller_key = adsnap_seller_key(r.seller_account_id)
+  SELECT r.* EXCLUDE (e_seller_id, e_seller_type, e_name, e_domain, e_domain_host, e_is_confidential, fold_key),
+         r.e_seller_id IS NOT NULL AS found_exact, coalesce(r.e_seller_id, k.seller_id) IS NOT NULL AS found,
+         CASE WHEN r.e_seller_id IS NOT NULL THEN r.e_seller_type ELSE k.seller_type END AS s_seller_type,
+         CASE WHEN r.e_seller_id IS NOT NULL THEN r.e_name ELSE k.name END AS s_name,
+         CASE WHEN r.e_seller_id IS NOT NULL THEN r.e_domain ELSE k.domain END AS s_domain,
+         CASE WHEN r.e_seller_id IS NOT NULL THEN r.e_domain_host ELSE k.domain_host END AS s_domain_host,
+         CASE WHEN r.e_seller_id IS NOT NULL THEN r.e_is_confidential ELSE k.is_confidential END AS s_is_confidential
+  FROM (
+    -- The folded key only where the id has no byte-for-byte match (NULL joins nothing).
+    SELECT r.*, e.seller_id AS e_seller_id, e.seller_type AS e_seller_type, e.name AS e_name, e.domain AS e_domain,
+           e.domain_host AS e_domain_host, e.is_confidential AS e_is_confidential,
+           CASE WHEN e.seller_id IS NULL THEN adsnap_seller_key(r.seller_account_id) END AS fold_key
+    FROM ads_records r
+    LEFT JOIN seller_exact e ON e.snapshot_date = r.snapshot_date AND e.ad_system_domain = r.ad_system_domain AND e.seller_id = r.seller_account_id
+  ) r
+  LEFT JOIN seller_folded k ON k.snapshot_date = r.snapshot_date AND k.ad_system_domain = r.ad_system_domain AND k.seller_key = r.fold_key
 ), owner AS (
   SELECT snapshot_date, subject, file_kind, value_domain AS owner_domain, adsnap_host(value_domain) AS owner_host
   FROM ads_variables WHERE name = 'OWNERDOMAIN'
@@ -271,20 +278,27 @@ CREATE OR REPLACE VIEW record_changes AS
 WITH obs AS (
   SELECT snapshot_date, previous_date, subject, file_kind FROM file_observations
   WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND previous_date IS NOT NULL
-    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status OR sha256 IS NULL)
-), cur AS (
-  SELECT DISTINCT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id
-  FROM obs o JOIN ads_records r ON r.snapshot_date = o.snapshot_date AND r.subject = o.subject AND r.file_kind = o.file_kind
-), prev AS (
-  SELECT DISTINCT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id
-  FROM obs o JOIN ads_records r ON r.snapshot_date = o.previous_date AND r.subject = o.subject AND r.file_kind = o.file_kind
+    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status)
+), wanted AS (
+  SELECT snapshot_date AS night, subject, file_kind FROM obs UNION SELECT previous_date, subject, file_kind FROM obs
+), recs AS MATERIALIZED (
+  -- The records of both sides of every pair, read in one pass over ads_records.
+  SELECT r.snapshot_date, r.subject, r.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id
+  FROM ads_records r SEMI JOIN wanted w ON w.night = r.snapshot_date AND w.subject = r.subject AND w.file_kind = r.file_kind
+), sides AS (
+  SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id, true AS later
+  FROM obs o JOIN recs r ON r.snapshot_date = o.snapshot_date AND r.subject = o.subject AND r.file_kind = o.file_kind
+  UNION ALL
+  SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id, false
+  FROM obs o JOIN recs r ON r.snapshot_date = o.previous_date AND r.subject = o.subject AND r.file_kind = o.file_kind
 )
--- EXCEPT compares rows as sets with NULLs equal (a record without a certification id).
-SELECT snapshot_date, previous_date, subject, file_kind, 'added' AS change, ad_system_domain, seller_account_id, relationship, cert_authority_id
-FROM (FROM cur EXCEPT FROM prev)
-UNION ALL
-SELECT snapshot_date, previous_date, subject, file_kind, 'removed' AS change, ad_system_domain, seller_account_id, relationship, cert_authority_id
-FROM (FROM prev EXCEPT FROM cur);
+-- A record found on one side of its pair only (a line written twice counts once; grouping treats
+-- NULLs as equal, so a record without a certification id matches its twin) was added or removed.
+SELECT snapshot_date, previous_date, subject, file_kind, CASE WHEN bool_and(later) THEN 'added' ELSE 'removed' END AS change,
+       ad_system_domain, seller_account_id, relationship, cert_authority_id
+FROM sides
+GROUP BY snapshot_date, previous_date, subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id
+HAVING bool_and(later) OR NOT bool_or(later);
 
 -- sellers.json entries between consecutive observations of the same ad system's file: 'added',
 -- 'removed', 'type_changed' (seller_type), 'name_changed' (name), 'domain_changed' (domain).
@@ -292,7 +306,7 @@ CREATE OR REPLACE VIEW seller_changes AS
 WITH obs AS (
   SELECT snapshot_date, subject AS ad_system_domain, previous_date FROM file_observations
   WHERE file_kind = 'sellers.json' AND previous_date IS NOT NULL AND status IN ('ok', 'not_found')
-    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status OR sha256 IS NULL)
+    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status)
 ), one AS (
   SELECT snapshot_date, ad_system_domain, seller_id, seller_type, name, domain FROM sellers
   WHERE seller_id IS NOT NULL

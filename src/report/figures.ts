@@ -270,14 +270,20 @@ FROM (
         key: 'pooling.worst',
         title: 'Seller ids claimed DIRECT by the most owners (latest night)',
         about:
-          "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owner domains claiming it, how many of those owners are the domain its sellers.json entry names, and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
-        sql: `SELECT ad_system_domain, seller_account_id, any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain,
-  count(DISTINCT subject) AS sites, count(DISTINCT owner_domain) AS owners,
-  count(DISTINCT owner_domain) FILTER (WHERE owner_domain = seller_domain) AS owners_matching_seller_domain,
-  list_sort(list_distinct(list(owner_domain)))[1:5] AS sample_owners
-FROM seller_match
-WHERE ${LATEST} AND relationship = 'DIRECT'
-GROUP BY ALL HAVING count(DISTINCT owner_domain) >= 2
+          "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owner domains claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
+        // Two steps of plain grouping (no DISTINCT aggregate), which DuckDB can spill to disk.
+        sql: `WITH claims AS (
+  SELECT ad_system_domain, seller_account_id, owner_domain, count(DISTINCT subject) AS sites,
+    coalesce(bool_or(owner_domain_consistent), false) AS matches_seller,
+    any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain
+  FROM seller_match WHERE ${LATEST} AND relationship = 'DIRECT'
+  GROUP BY ALL
+)
+SELECT ad_system_domain, seller_account_id, any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain,
+  sum(sites)::BIGINT AS sites, count(*) AS owners, count(*) FILTER (WHERE matches_seller) AS owners_matching_seller_domain,
+  list_sort(list(owner_domain))[1:5] AS sample_owners
+FROM claims
+GROUP BY ad_system_domain, seller_account_id HAVING count(*) >= 2
 ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
         tableRows: 25,
       },
@@ -285,11 +291,13 @@ ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
         key: 'pooling.over_time',
         title: 'Pooled seller ids over time',
         about: 'Per night: (ad system, seller id) pairs claimed DIRECT by two or more owners (as above), and the records that claim them.',
-        sql: `WITH pooled AS (
-  SELECT snapshot_date, ad_system_domain, seller_account_id, count(*) AS records
-  FROM seller_match
-  WHERE in_window(snapshot_date) AND relationship = 'DIRECT'
-  GROUP BY ALL HAVING count(DISTINCT owner_domain) >= 2
+        sql: `WITH claims AS (
+  SELECT snapshot_date, ad_system_domain, seller_account_id, owner_domain, count(*) AS records
+  FROM seller_match WHERE in_window(snapshot_date) AND relationship = 'DIRECT'
+  GROUP BY ALL
+), pooled AS (
+  SELECT snapshot_date, ad_system_domain, seller_account_id, sum(records) AS records
+  FROM claims GROUP BY ALL HAVING count(*) >= 2
 )
 SELECT snapshot_date, count(*) AS pooled_ids, sum(records)::BIGINT AS records FROM pooled GROUP BY ALL ORDER BY snapshot_date`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'pooled_ids', xTitle: 'Snapshot date', yTitle: 'Pooled seller ids' },
