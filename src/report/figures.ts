@@ -72,6 +72,8 @@ export function setupSql(w: ReportWindow, buckets: readonly number[]): string[] 
     `SET VARIABLE report_to_night = DATE '${w.latestNight}'`,
     `CREATE OR REPLACE MACRO in_window(d) AS d BETWEEN getvariable('report_from') AND getvariable('report_to')`,
     `CREATE OR REPLACE MACRO rank_bucket(r) AS CASE WHEN r IS NULL THEN 'unranked' ${arms.join(' ')} ELSE ${beyond} END`,
+    // The window's record changes, read by two figures: computed once (small: the changed records).
+    `CREATE OR REPLACE TEMP TABLE report_record_changes AS SELECT * FROM record_changes WHERE in_window(snapshot_date)`,
   ];
 }
 
@@ -121,7 +123,12 @@ FROM (
     count(*) FILTER (WHERE ads_txt_valid) AS valid,
     count(*) FILTER (WHERE ads_txt_status = 'placeholder') AS placeholder,
     min(coalesce(rank, 2147483647)) AS first_rank
-  FROM adoption WHERE in_window(snapshot_date) GROUP BY ALL
+  FROM (
+    -- adoption's ads_txt_status and ads_txt_valid, without the hop counts the view adds
+    SELECT t.snapshot_date, t.rank, f.status AS ads_txt_status, coalesce(f.valid, false) AS ads_txt_valid
+    FROM targets t LEFT JOIN files f ON f.snapshot_date = t.snapshot_date AND f.subject = t.target AND f.file_kind = 'ads.txt'
+    WHERE t.target_kind = 'domain' AND in_window(t.snapshot_date)
+  ) GROUP BY ALL
 ) ORDER BY snapshot_date, first_rank`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'valid_share', color: 'rank_bucket', xTitle: 'Snapshot date', yTitle: 'Sites with a valid ads.txt (% of bucket)', percent: true },
       },
@@ -291,9 +298,16 @@ ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
         key: 'pooling.over_time',
         title: 'Pooled seller ids over time',
         about: 'Per night: (ad system, seller id) pairs claimed DIRECT by two or more owners (as above), and the records that claim them.',
-        sql: `WITH claims AS (
-  SELECT snapshot_date, ad_system_domain, seller_account_id, owner_domain, count(*) AS records
-  FROM seller_match WHERE in_window(snapshot_date) AND relationship = 'DIRECT'
+        // seller_match's records of valid files and owner_domain, without its sellers.json joins.
+        sql: `WITH owner AS (
+  SELECT snapshot_date, subject, file_kind, arg_min(value_domain, line_no) AS owner_domain
+  FROM ads_variables WHERE in_window(snapshot_date) AND name = 'OWNERDOMAIN' GROUP BY ALL
+), claims AS (
+  SELECT r.snapshot_date, r.ad_system_domain, r.seller_account_id, coalesce(o.owner_domain, r.subject) AS owner_domain, count(*) AS records
+  FROM ads_records r
+  JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
+  LEFT JOIN owner o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind
+  WHERE in_window(r.snapshot_date) AND r.relationship = 'DIRECT'
   GROUP BY ALL
 ), pooled AS (
   SELECT snapshot_date, ad_system_domain, seller_account_id, sum(records) AS records
@@ -372,7 +386,7 @@ FROM (
         about:
           'Per night: ads.txt / app-ads.txt records added and removed since the previous observation of their file, sellers.json entries added and removed, and listed sites that gained or lost a served ads.txt.',
         sql: `WITH nights AS (SELECT DISTINCT snapshot_date FROM files WHERE in_window(snapshot_date)),
-rc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM record_changes GROUP BY ALL),
+rc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM report_record_changes GROUP BY ALL),
 sc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM seller_changes GROUP BY ALL),
 site AS (
   SELECT o.snapshot_date,
@@ -399,7 +413,7 @@ ORDER BY n.snapshot_date`,
         sql: `WITH net AS (
   SELECT *, added - removed AS net FROM (
     SELECT ad_system_domain, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed
-    FROM record_changes WHERE ${LATEST} GROUP BY ALL
+    FROM report_record_changes WHERE ${LATEST} GROUP BY ALL
   )
 )
 SELECT * FROM (SELECT *, 'gained' AS side FROM net WHERE net > 0 ORDER BY net DESC, ad_system_domain LIMIT 10)
