@@ -27,6 +27,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Agent, request } from 'undici';
 import { repoRoot } from './corpus.js';
+import { spawnSimweb } from './simweb-child.js';
 
 const SIZES = (process.env.ADSNAP_BENCH_DOMAINS ?? '100000').split(',').map(Number);
 const CONCURRENCY = Number(process.env.ADSNAP_BENCH_CONCURRENCY ?? 256);
@@ -50,17 +51,8 @@ interface Web {
 async function startWeb(hosts: number, tmp: string): Promise<Web> {
   const list = path.join(tmp, `domains-${hosts}.txt`);
   const latency = LATENCY === '0' ? [] : ['--latency', LATENCY];
-  const child = spawn(process.execPath, [bin, 'simweb', '--hosts', String(hosts), ...latency, '--list', list, '--no-hostile'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const first = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) resolve(buf.slice(0, nl));
-    });
-    child.on('exit', (c) => reject(new Error(`simweb exited ${c}`)));
-  });
-  let args = first.split(' ');
+  const { child, first, args: webArgs } = await spawnSimweb(['--hosts', String(hosts), ...latency, '--list', list, '--no-hostile']);
+  let args = webArgs;
   if (HTTP_ONLY) {
     // A port nothing listens on: every HTTPS connect is refused at once and the fetch falls back to HTTP.
     const probe = createServer();

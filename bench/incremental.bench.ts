@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { repoRoot } from './corpus.js';
+import { spawnSimweb } from './simweb-child.js';
 
 const N = Number(process.env.ADSNAP_BENCH_DOMAINS ?? 100_000);
 const CONCURRENCY = Number(process.env.ADSNAP_BENCH_CONCURRENCY ?? 256);
@@ -27,16 +28,7 @@ const bin = path.join(repoRoot, 'bin', 'adsnap.js');
 const HOUR = 3_600_000;
 
 export async function startWeb(epoch: number, list: string): Promise<{ child: ChildProcess; args: string[] }> {
-  const child = spawn(process.execPath, [bin, 'simweb', '--hosts', String(N), '--latency', LATENCY, '--list', list, '--no-hostile', '--epoch', String(epoch)], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const first = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      if (buf.includes('\n')) resolve(buf.slice(0, buf.indexOf('\n')));
-    });
-    child.on('exit', (c) => reject(new Error(`simweb exited ${c}`)));
-  });
-  return { child, args: first.split(' ') };
+  return spawnSimweb(['--hosts', String(N), '--latency', LATENCY, '--list', list, '--no-hostile', '--epoch', String(epoch)]);
 }
 
 interface Night {

@@ -22,6 +22,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { repoRoot } from './corpus.js';
+import { spawnSimweb } from './simweb-child.js';
 
 const BIG_SELLERS = Number(process.env.ADSNAP_BENCH_BIG_SELLERS ?? 1_200_000);
 const SMALL_SYSTEMS = Number(process.env.ADSNAP_BENCH_SMALL_SYSTEMS ?? 1000);
@@ -99,17 +100,7 @@ async function makeWeb(dir: string): Promise<{ fixtures: string; list: string; b
 }
 
 async function startWeb(fixtures: string): Promise<{ child: ChildProcess; args: string[] }> {
-  const child = spawn(process.execPath, [bin, 'simweb', '--hosts', '0', '--no-hostile', '--fixtures', fixtures], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const first = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) resolve(buf.slice(0, nl));
-    });
-    child.on('exit', (c) => reject(new Error(`simweb exited ${c}`)));
-  });
-  return { child, args: first.split(' ') };
+  return spawnSimweb(['--hosts', '0', '--no-hostile', '--fixtures', fixtures]);
 }
 
 function rssOf(pid: number): number | null {
