@@ -32,13 +32,17 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
     legend: { labelFontSize: 11, titleFontSize: 12, orient: 'bottom' as const, columns: 3, labelLimit: 260 },
   };
   const base = { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', description: title, data: { values }, width: WIDTH, config, background: 'white' };
-  // Series in the order the query gives them (rank buckets by rank, not alphabetically).
-  const color = chart.color ? { color: { field: chart.color, type: 'nominal' as const, title: chart.color.replace(/_/g, ' '), sort: null } } : {};
+  // Series in the order the query gives them (rank buckets by rank, not alphabetically); folded
+  // columns are series named after the column.
+  const seriesField = chart.fold ? 'series' : chart.color;
+  const color = seriesField ? { color: { field: seriesField, type: 'nominal' as const, title: seriesField.replace(/_/g, ' '), sort: null } } : {};
+  const fold = chart.fold ? { transform: [{ fold: chart.fold, as: ['series', chart.y] as [string, string] }] } : {};
   switch (chart.kind) {
     case 'line':
       return {
         ...base,
         height: 260,
+        ...fold,
         mark: { type: 'line', point: true },
         encoding: {
           x: { field: chart.x, type: 'temporal', timeUnit: 'utcyearmonthdate', scale: { type: 'utc' }, title: chart.xTitle, axis: DAY_AXIS },

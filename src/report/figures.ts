@@ -25,6 +25,8 @@ export interface ChartSpec {
   yTitle: string;
   /** Values are shares in [0, 1]: the axis is drawn in percent. */
   percent?: boolean;
+  /** Several columns drawn as series of one chart (their names become the legend); `y` is then ignored. */
+  fold?: string[];
 }
 
 export interface FigureDef {
@@ -403,7 +405,7 @@ SELECT n.snapshot_date, coalesce(rc.added, 0) AS records_added, coalesce(rc.remo
 FROM nights n LEFT JOIN rc USING (snapshot_date) LEFT JOIN sc USING (snapshot_date) LEFT JOIN site USING (snapshot_date)
 WHERE n.snapshot_date > getvariable('report_first_night')
 ORDER BY n.snapshot_date`,
-        chart: { kind: 'line', x: 'snapshot_date', y: 'records_added', xTitle: 'Snapshot date', yTitle: 'Records added' },
+        chart: { kind: 'line', x: 'snapshot_date', y: 'records', fold: ['records_added', 'records_removed'], xTitle: 'Snapshot date', yTitle: 'Records added and removed' },
         series: true,
       },
       {
