@@ -308,6 +308,8 @@ describe('what is missing is said', () => {
     expect(noRuns.stderr).toMatch(/^adsnap report: no complete snapshot/);
     const buckets = await runCli(['report', out, '--out', dir, '--rank-buckets', '10,5']);
     expect([buckets.code, buckets.stderr]).toEqual([2, expect.stringContaining('ascending')]);
+    const memory = await runCli(['report', out, '--out', dir], { env: { ADSNAP_REPORT_MEMORY: 'lots' } });
+    expect([memory.code, memory.stderr]).toEqual([1, "adsnap report: ADSNAP_REPORT_MEMORY must be a size such as 768MB or 2GB, got 'lots'\n"]);
   });
 });
 

@@ -86,7 +86,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     const sections: { key: string; title: string; intro: string; figures: FigureResult[] }[] = [];
     for (const s of SECTIONS) {
       const figures: FigureResult[] = [];
-      for (const f of s.figures) figures.push(await runFigure(db, f, nights.length, buckets));
+      for (const f of s.figures) figures.push(await runFigure(db, f, nights.length));
       sections.push({ key: s.key, title: s.title, intro: s.intro, figures });
     }
 
@@ -117,10 +117,12 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
 /** ADSNAP_REPORT_MEMORY (a DuckDB size such as 768MB or 2GB), else 768MB. */
 function memoryLimit(): string {
   const v = process.env.ADSNAP_REPORT_MEMORY?.trim();
-  return v && /^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(v) ? v : '768MB';
+  if (!v) return '768MB';
+  if (!/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(v)) throw new Error(`ADSNAP_REPORT_MEMORY must be a size such as 768MB or 2GB, got '${v}'`);
+  return v;
 }
 
-async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: FigureDef, nights: number, _buckets: number[]): Promise<FigureResult> {
+async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: FigureDef, nights: number): Promise<FigureResult> {
   const base = { key: f.key, title: f.title, about: f.about, sql: f.sql };
   if (nights === 0) return { ...base, columns: [], rows: [], note: 'No night to report.', csv: '', svg: null };
   if (f.series && nights < 2) return { ...base, columns: [], rows: [], note: 'Needs two or more nights.', csv: '', svg: null };
