@@ -137,6 +137,17 @@ describe('readDomainList', () => {
     expect(stats.malformedSamples[0]).toMatchObject({ lineNo: 4, reason: 'empty' });
   });
 
+  it('Chrome UX Report origin,rank: the origin is the domain, the rank bucket is kept, the header is not malformed', async () => {
+    const p = file('crux.csv', 'origin,rank\nhttps://www.google.com,1000\nhttps://m.example.co.uk,1000\nhttp://news.example.org,5000\nhttps://www.google.com,10000\n');
+    const { list, stats } = await readAll(p, { sourceName: 'crux' });
+    expect(list.map((t) => [t.target, t.rank, t.inputLine])).toEqual([
+      ['google.com', 1000, 2],
+      ['example.co.uk', 1000, 3],
+      ['example.org', 5000, 4],
+    ]);
+    expect(stats).toMatchObject({ skippedHeader: true, layout: 'csv_header', malformed: 0, duplicates: 1 });
+  });
+
   it('a CSV row missing the domain column is malformed, not fatal', async () => {
     const p = file('short.csv', 'rank,domain\n1\n2,b.com\n');
     const { list, stats } = await readAll(p);

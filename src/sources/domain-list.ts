@@ -61,7 +61,8 @@ export interface ReadDomainListOptions {
   seen?: CompactStringSet;
 }
 
-const DOMAIN_HEADERS = ['domain', 'host', 'hostname', 'site', 'website', 'url'];
+// `origin`: the Chrome UX Report's top lists (`origin,rank`, an origin URL and its rank bucket).
+const DOMAIN_HEADERS = ['domain', 'host', 'hostname', 'site', 'website', 'url', 'origin'];
 
 interface Layout {
   kind: ListStats['layout'];
@@ -150,7 +151,7 @@ export function readDomainList(input: string, options: ReadDomainListOptions = {
 
 /**
  * The first data line decides the layout: a CSV header naming a domain column (`domain`,
- * `host`, `url`, … in any position; a rank column is `rank` or one ending in `rank`, e.g.
+ * `host`, `url`, `origin` (CrUX), … in any position; a rank column is `rank` or one ending in `rank`, e.g.
  * Majestic's `GlobalRank`), Tranco's headerless `rank,domain`, or one value per line.
  */
 function detectLayout(firstLine: string): Layout {
