@@ -148,6 +148,12 @@ describe('readDomainList', () => {
     expect(stats).toMatchObject({ skippedHeader: true, layout: 'csv_header', malformed: 0, duplicates: 1 });
   });
 
+  it('Cloudflare Radar: a domain header alone, ranks by position, the header not malformed', async () => {
+    const { list, stats } = await readAll(file('radar.csv', 'domain\ngoogle.com\nfacebook.com\n'));
+    expect(list.map((t) => [t.target, t.rank, t.inputLine])).toEqual([['google.com', 1, 2], ['facebook.com', 2, 3]]);
+    expect(stats).toMatchObject({ skippedHeader: true, malformed: 0 });
+  });
+
   it('a CSV row missing the domain column is malformed, not fatal', async () => {
     const p = file('short.csv', 'rank,domain\n1\n2,b.com\n');
     const { list, stats } = await readAll(p);

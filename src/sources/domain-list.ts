@@ -155,7 +155,11 @@ export function readDomainList(input: string, options: ReadDomainListOptions = {
  * Majestic's `GlobalRank`), Tranco's headerless `rank,domain`, or one value per line.
  */
 function detectLayout(firstLine: string): Layout {
-  if (!firstLine.includes(',')) return { kind: 'text', domainCol: -1, rankCol: -1 };
+  if (!firstLine.includes(',')) {
+    // A one-column CSV whose header names the column (Cloudflare Radar's `domain`) is not a domain.
+    const only = firstLine.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    return DOMAIN_HEADERS.includes(only) ? { kind: 'csv_header', domainCol: 0, rankCol: -1 } : { kind: 'text', domainCol: -1, rankCol: -1 };
+  }
   const cells = parseCsvLine(firstLine).map((c) => c.trim().toLowerCase());
   for (const name of DOMAIN_HEADERS) {
     const domainCol = cells.indexOf(name);
