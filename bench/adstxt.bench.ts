@@ -10,7 +10,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdsTxtParser } from '../src/parse/adstxt/index.js';
-import { LineSplitter } from '../src/parse/text/line-splitter.js';
+import { LineSplitter } from '../src/text/line-splitter.js';
 import { corpusDir, hasCorpus } from './corpus.js';
 
 const TARGET_BYTES = 50 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter } from '../src/parse/text/line-splitter.js';
+import { LineSplitter } from '../src/text/line-splitter.js';
 
 function split(chunks: (string | number[])[], maxLineLength?: number) {
   const lines: [string, number, boolean][] = [];

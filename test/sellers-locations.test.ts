@@ -4,7 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { splitSql } from '../pipelines/summary.js';
 import { AdsTxtParser } from '../src/parse/adstxt/index.js';
-import { LineCounter } from '../src/parse/text/line-count.js';
+import { LineCounter } from '../src/text/line-count.js';
 import { intermediaryToFetch, planNextRound, sellerDomainHost } from '../src/resolve/intermediaries.js';
 import { checkLocation, defaultSellersUrl, parseLocationFlag, parseLocationTable, SellersLocations, shippedLocationsFile } from '../src/resolve/sellers-location.js';
 import { corpusDir, hasCorpus, repoRoot } from './helpers/corpus.js';

@@ -1,11 +1,5 @@
+import type { Command } from './command.js';
 import { UsageError } from './usage-error.js';
-
-/** A CLI command: `run` returns the process exit status. */
-export interface Command {
-  summary: string;
-  usage: string;
-  run(argv: string[]): Promise<number>;
-}
 
 // Commands are loaded lazily so that `adsnap parse` never pays for undici, DuckDB or the writer.
 const commands: Record<string, () => Promise<{ command: Command }>> = {

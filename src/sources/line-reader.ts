@@ -13,7 +13,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
-import { LineSplitter } from '../parse/text/line-splitter.js';
+import { LineSplitter } from '../text/line-splitter.js';
 
 export type ListReadErrorCode =
   | 'LIST_UNREADABLE' // the file cannot be opened or read (missing, permission, …)

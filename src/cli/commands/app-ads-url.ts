@@ -1,5 +1,5 @@
 import { parseCommandArgs } from '../args.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 import { appAdsTxtHosts, appAdsTxtUrls } from '../../resolve/developer-url.js';
 

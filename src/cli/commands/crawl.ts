@@ -6,7 +6,7 @@ import { FETCH_DEFAULTS, parseConnectTo } from '../../fetch/index.js';
 import { parseShard } from '../../util/shard.js';
 import { parseLocationFlag, readLocationTable } from '../../resolve/sellers-location.js';
 import { intFlag, parseCommandArgs } from '../args.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
 import { UsageError } from '../usage-error.js';
 

@@ -8,7 +8,7 @@ import { DEMO_WEB } from '../../simweb/demo-web.js';
 import { startSimweb } from '../../simweb/index.js';
 import { packageRoot } from '../../util/package-root.js';
 import { intFlag, parseCommandArgs } from '../args.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { startProgress } from '../progress.js';
 import { UsageError } from '../usage-error.js';
 

@@ -6,7 +6,7 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { parseCommandArgs } from '../args.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import type { FileKind, ParseEvent, ParseKind } from '../parse-kinds/kind.js';
 import { UsageError } from '../usage-error.js';
 

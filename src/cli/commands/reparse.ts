@@ -1,7 +1,7 @@
 import { isCalendarDate } from '../../../pipelines/crawl-options.js';
 import { reparse } from '../../../pipelines/reparse.js';
 import { parseCommandArgs } from '../args.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
 const usage = `Usage: adsnap reparse SNAPSHOT_DIR --out DIR [--snapshot-date YYYY-MM-DD]

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { isCalendarDate } from '../../../pipelines/crawl-options.js';
 import { buildReport, DEFAULT_RANK_BUCKETS } from '../../report/index.js';
 import { parseCommandArgs } from '../args.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
 const usage = `Usage: adsnap report ROOT… --out DIR [--from DATE] [--to DATE] [--rank-buckets ${DEFAULT_RANK_BUCKETS.join(',')}]

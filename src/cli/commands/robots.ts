@@ -10,7 +10,7 @@ import { writeStdout as write } from '../stdout.js';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseCommandArgs } from '../args.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, parseRobotsTxt, RobotsMatcher, rulesPolicy, verdicts } from '../../parse/robots/index.js';
 

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { intFlag, parseCommandArgs } from '../args.js';
 import { UsageError } from '../usage-error.js';
 

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { ResultReturnType } from '@duckdb/node-api';
 import { openSnapshotDb } from '../../../pipelines/summary.js';
 import { parseCommandArgs } from '../args.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { FORMATS, printResult, type Format } from '../sql-output.js';
 import { UsageError } from '../usage-error.js';
 

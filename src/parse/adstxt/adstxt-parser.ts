@@ -1,4 +1,4 @@
-import { LineSplitter } from '../../parse/text/line-splitter.js';
+import { LineSplitter } from '../../text/line-splitter.js';
 import { HtmlSniffer } from './html-sniffer.js';
 import { severityOf, type AdsTxtIssueCode } from './issue-codes.js';
 import { canonicalLineAt, canonicalLineEnd, canonicalRecord, isPlaceholder, isWs, parseRecord, variableEquals, yieldsData } from './line-tokenizer.js';

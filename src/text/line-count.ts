@@ -4,7 +4,7 @@
  * (`a\nb` is 2 lines, `a\n` is 1, an empty body 0). A leading byte-order mark is not content; a
  * UTF-16 one switches to counting 16-bit units. This is what `files.lines` holds for ads.txt,
  * app-ads.txt and robots.txt (the Web Almanac's line-count histogram), and the same count as the
- * text parsers' line numbers (src/parse/text/line-splitter.ts).
+ * text parsers' line numbers (src/text/line-splitter.ts).
  */
 const CR = 0x0d;
 const LF = 0x0a;
