@@ -1,10 +1,10 @@
 import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse/adstxt/index.js';
 import { HtmlSniffer } from '../src/parse/adstxt/html-sniffer.js';
 import { RobotsParser, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
-import { sellerRow, SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
+import { SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
 import { LineCounter } from '../src/text/line-count.js';
 import { intermediaryToFetch } from '../src/resolve/intermediaries.js';
-import { adsRecordColumns, adsVariableColumns, issueRow } from '../src/tables/rows.js';
+import { adsRecordColumns, adsVariableColumns, issueRow, sellerRow } from '../src/tables/rows.js';
 import type { Rows } from './context.js';
 
 /**

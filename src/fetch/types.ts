@@ -1,11 +1,31 @@
-import type { Row } from '../../schemas/tables.js';
-
 /** The kinds of file the crawl fetches; each has its own redirect policy, byte cap and deadline. */
 export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'store_page';
 export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'store_page'];
 
-/** One `fetches` row (contract §3): exactly the columns of schemas/tables.ts, one per request chain made. */
-export type FetchRow = Row<'fetches'>;
+/**
+ * What one request chain made: a `fetches` row (contract §3). The fetch layer knows no tables;
+ * src/tables/rows.ts checks at compile time that this is exactly the table's row.
+ */
+export interface FetchRow {
+  url: string;
+  host: string | null;
+  subject: string | null;
+  file_kind: string | null;
+  status_code: number | null;
+  final_url: string | null;
+  redirects: string[] | null;
+  content_type: string | null;
+  bytes: number | bigint | null;
+  truncated: boolean | null;
+  sha256: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  error: string | null;
+  remote_ip: string | null;
+  attempts: number | null;
+  started_at: Date | null;
+  duration_ms: number | null;
+}
 
 export interface Validators {
   /** ETag of the earlier copy; sent as If-None-Match. */

@@ -1,5 +1,7 @@
 import type { Row } from '../../schemas/tables.js';
 import type { AdsRecord, AdsVariable } from '../parse/adstxt/index.js';
+import type { Seller } from '../parse/sellers/index.js';
+import type { FetchRow } from '../fetch/types.js';
 import type { FileStatus, Obtained } from '../../schemas/tables.js';
 
 /**
@@ -129,3 +131,21 @@ export function sellersFileRow(domain: string, status: string, h: { version: str
     sellers: h.sellers,
   };
 }
+
+/** A `sellers` table row for a seller of the ad system `adSystemDomain` (lower-cased host). */
+export function sellerRow(adSystemDomain: string, s: Seller): Row<'sellers'> {
+  return {
+    ad_system_domain: adSystemDomain,
+    seller_id: s.sellerId,
+    seller_type: s.sellerType,
+    name: s.name,
+    domain: s.domain,
+    is_confidential: s.isConfidential,
+    is_passthrough: s.isPassthrough,
+    comment: s.comment,
+  };
+}
+
+// The fetch layer's FetchRow is the `fetches` row, column for column (a compile error otherwise).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const FETCH_ROW_IS_FETCHES_ROW: Same<FetchRow, Row<'fetches'>> = true;

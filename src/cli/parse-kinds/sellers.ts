@@ -1,4 +1,5 @@
-import { SellersJsonParser, type Seller, type SellersIssue, sellerRow } from '../../parse/sellers/index.js';
+import { SellersJsonParser, type Seller, type SellersIssue } from '../../parse/sellers/index.js';
+import { sellerRow } from '../../tables/rows.js';
 import type { ParseEvent, ParseKind } from './kind.js';
 
 /**

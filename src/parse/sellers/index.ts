@@ -2,7 +2,6 @@
  * sellers.json (IAB Tech Lab sellers.json 1.0): streaming parser, its issue codes, and the
  * `sellers` table row builder. See sellers-parser.ts for the behaviour.
  */
-import type { Row } from '../../../schemas/tables.js';
 import { SellersJsonParser, type SellersJsonParserOptions } from './sellers-parser.js';
 import type { Seller, SellersIssue, SellersSummary } from './types.js';
 
@@ -23,16 +22,3 @@ export function parseSellersJson(
   return { sellers, issues, summary: parser.end() };
 }
 
-/** A `sellers` table row for a seller of the ad system `adSystemDomain` (lower-cased host). */
-export function sellerRow(adSystemDomain: string, s: Seller): Row<'sellers'> {
-  return {
-    ad_system_domain: adSystemDomain,
-    seller_id: s.sellerId,
-    seller_type: s.sellerType,
-    name: s.name,
-    domain: s.domain,
-    is_confidential: s.isConfidential,
-    is_passthrough: s.isPassthrough,
-    comment: s.comment,
-  };
-}
