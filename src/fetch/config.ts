@@ -38,6 +38,12 @@ export interface FetchConfig {
   retryMaxMs: number;
   /** Longest Retry-After honoured by waiting; longer ones end the request (status kept) and hold the host. @default 60000 */
   maxRetryAfterMs: number;
+  /** How long the address behind a host that answered 429 or a bot wall is held (at most the host's own hold): a shared CDN address is spared a moment, not the night. @default 1000 */
+  ipBackoffMs: number;
+  /** How long a host that answered with a bot wall (challenge.ts) is held, unless its Retry-After says otherwise (capped by maxRetryAfterMs). @default 5000 */
+  wallHoldMs: number;
+  /** Told of every hold set, for the run's counters. @default none */
+  onBackoff: ((scope: 'host' | 'ip', key: string, ms: number) => void) | null;
   /** Host name → addresses. Injectable so tests need no DNS. @default c-ares resolve4 then resolve6 */
   resolver: HostResolver;
   /** DNS cache entries kept (LRU). @default 10000 */
@@ -138,6 +144,9 @@ export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
     retryBaseMs: int('retryBaseMs', o.retryBaseMs, 1000, 0),
     retryMaxMs: int('retryMaxMs', o.retryMaxMs, 30_000, 0),
     maxRetryAfterMs: int('maxRetryAfterMs', o.maxRetryAfterMs, 60_000, 0),
+    ipBackoffMs: int('ipBackoffMs', o.ipBackoffMs, 1000, 0),
+    wallHoldMs: int('wallHoldMs', o.wallHoldMs, 5000, 0),
+    onBackoff: o.onBackoff == null ? null : fn('onBackoff', o.onBackoff, null),
     resolver: fn('resolver', o.resolver, systemResolver()),
     dnsCacheSize: int('dnsCacheSize', o.dnsCacheSize, 10_000, 1),
     dnsTtlMs: int('dnsTtlMs', o.dnsTtlMs, 300_000, 0),

@@ -10,6 +10,7 @@ export type FetchErrorCode =
   | 'timeout' // connect, headers or whole-request deadline passed
   | 'reset' // connection closed or reset mid-exchange
   | 'protocol' // the answer was not valid HTTP/1.1
+  | 'challenge' // a bot wall answered: a CDN's challenge or block page (challenge.ts), not the site's answer
   | 'decode' // Content-Encoding could not be decoded
   | 'too_many_encodings' // more than MAX_CONTENT_CODINGS codings stacked in Content-Encoding
   | 'too_large' // the body went past the kind's byte cap (the first bytes were kept)

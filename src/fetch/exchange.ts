@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Agent, Dispatcher } from 'undici';
-import { discardStream } from './body-reader.js';
+import { decodeBody, discardStream } from './body-reader.js';
+import { CHALLENGE_PEEK_BYTES, challengeFromBody, challengeFromHeaders, mayBeChallenge, type WallVendor } from './challenge.js';
 import type { FetchConfig } from './config.js';
 import { classifyError, FetchFailure, type FetchErrorCode } from './errors.js';
 import type { Politeness } from './politeness.js';
@@ -34,6 +35,8 @@ export interface OpenResponse {
 export interface HopResult {
   response: OpenResponse | null;
   error: FetchErrorCode | null;
+  /** The answer was a bot wall (its body, if looked at, is consumed and its slots released). */
+  wall: WallVendor | null;
   ip: string | null;
   attempts: number;
 }
@@ -64,6 +67,43 @@ export async function discard(r: OpenResponse): Promise<void> {
   }
 }
 
+/**
+ * Looks at the first bytes of a body (decoded) for a bot wall's markers, then lets the rest go.
+ * The connection is not reused after an unread remainder; a bounded look is worth that.
+ */
+async function peekWall(r: OpenResponse): Promise<WallVendor | null> {
+  const ct = String(r.res.headers['content-type'] ?? '').toLowerCase();
+  if (ct !== '' && !ct.includes('html')) return null; // the interstitials are HTML pages
+  let decoded;
+  try {
+    decoded = decodeBody(r.res.body, r.res.headers['content-encoding']);
+  } catch {
+    await discard(r);
+    return null;
+  }
+  const chunks: Buffer[] = [];
+  let n = 0;
+  try {
+    for await (const c of decoded as AsyncIterable<Buffer>) {
+      chunks.push(c);
+      n += c.length;
+      if (n >= CHALLENGE_PEEK_BYTES) break;
+    }
+  } catch {
+    /* a body we only peek at failed: judge what came */
+  } finally {
+    discardStream(decoded);
+    discardStream(r.res.body);
+    r.finish();
+  }
+  return challengeFromBody(Buffer.concat(chunks));
+}
+
+/** The key the per-address limit and clock use for a target (see attemptOnce). */
+function ipKeyOf(target: Target): string {
+  return target.viaConnectTo ? `connect-to ${target.host}` : target.ip;
+}
+
 async function attemptOnce(url: URL, headers: Record<string, string>, budget: Budget, deps: ExchangeDeps, seen: { ip: string | null }, hop: HopOptions): Promise<OpenResponse> {
   const { signal } = hop;
   const target = await resolveTarget(url, deps.targets);
@@ -71,7 +111,7 @@ async function attemptOnce(url: URL, headers: Record<string, string>, budget: Bu
   // The per-IP cap protects shared hosting that DNS reveals. An address chosen by the operator
   // with --connect-to (a proxy, the simulated web) says nothing about which sites share a
   // server, so there each host counts as its own "address" (the per-host limit still applies).
-  const ipKey = target.viaConnectTo ? `connect-to ${target.host}` : target.ip;
+  const ipKey = ipKeyOf(target);
   const release = deps.politeness.tryEnter(target.host, ipKey) ?? (await deps.politeness.enter(target.host, ipKey, signal));
   const releaseRoute = deps.routes.hold(target.routeKey, target.ip, target.connectPort);
   const start = performance.now();
@@ -148,21 +188,31 @@ export async function sendHop(url: URL, headers: Record<string, string>, budget:
         try {
           await config.sleep(backoffMs(attempts, config.retryBaseMs, config.retryMaxMs, config.random), signal);
         } catch {
-          return { response: null, error: 'aborted', ip: seen.ip, attempts };
+          return { response: null, error: 'aborted', wall: null, ip: seen.ip, attempts };
         }
         continue;
       }
-      return { response: null, error: code, ip: seen.ip, attempts };
+      return { response: null, error: code, wall: null, ip: seen.ip, attempts };
     }
     const status = r.res.statusCode;
-    if (!isTransientStatus(status)) return { response: r, error: null, ip: seen.ip, attempts };
-    // RFC 6585 §4 / RFC 9110 §10.2.3: the server says when to come back. The whole host is
-    // held back (not just this URL): a server in trouble gets a rest from every request of ours.
     const retryAfter = parseRetryAfter(r.res.headers['retry-after'], config.now());
+    // A bot wall (issue 17) is no transient failure: asking again gets the same page. The host
+    // is held (its Retry-After, else wallHoldMs) and so, briefly, is the address behind it.
+    const wall = challengeFromHeaders(status, r.res.headers) ?? (mayBeChallenge(status) ? await peekWall(r) : null);
+    if (wall !== null) {
+      const hold = Math.min(retryAfter ?? config.wallHoldMs, config.maxRetryAfterMs);
+      politeness.backOff(r.target.host, hold, ipKeyOf(r.target), Math.min(hold, config.ipBackoffMs));
+      return { response: r, error: null, wall, ip: seen.ip, attempts };
+    }
+    if (!isTransientStatus(status)) return { response: r, error: null, wall: null, ip: seen.ip, attempts };
+    // RFC 6585 §4 / RFC 9110 §10.2.3: the server says when to come back. The whole host is
+    // held back (not just this URL): a server in trouble gets a rest from every request of ours;
+    // after a 429 the address behind it too, briefly (a CDN address serves many other sites).
     const wait = retryAfter ?? backoffMs(attempts, config.retryBaseMs, config.retryMaxMs, config.random);
-    politeness.clocks.defer(r.target.host, config.now() + Math.min(wait, config.maxRetryAfterMs));
+    const hold = Math.min(wait, config.maxRetryAfterMs);
+    politeness.backOff(r.target.host, hold, ipKeyOf(r.target), status === 429 ? Math.min(hold, config.ipBackoffMs) : 0);
     const tooLong = retryAfter !== null && retryAfter > config.maxRetryAfterMs;
-    if (attempts > config.retries || tooLong || budget.remainingMs <= 0) return { response: r, error: null, ip: seen.ip, attempts };
+    if (attempts > config.retries || tooLong || budget.remainingMs <= 0) return { response: r, error: null, wall: null, ip: seen.ip, attempts };
     await discard(r);
     // The next attempt waits out the host clock inside politeness.enter().
   }

@@ -54,8 +54,14 @@ export interface FetcherStats {
   /** Host names / addresses with a request active or waiting. */
   hostsTracked: number;
   ipsTracked: number;
-  /** Hosts held back by Retry-After / 429. */
+  /** Hosts held back by Retry-After / 429 / a bot wall right now. */
   hostsDeferred: number;
+  /** Addresses held back right now. */
+  ipsDeferred: number;
+  /** Holds set so far (politeness.ts), per host and per address. */
+  backoffs: { hosts: number; ips: number };
+  /** Bot walls met, by vendor (challenge.ts). */
+  walls: Record<string, number>;
   /** Origins with a request out and the address chosen for it (routes.ts). */
   routes: number;
   /** Origins with an open undici pool (idle keep-alive connections included); pools close with their last connection. */
@@ -78,13 +84,14 @@ export class Fetcher {
   private readonly deps: ExchangeDeps;
   private readonly counters = { requests: 0, fetches: 0, bytes: 0 };
   private readonly errorCounts: Record<string, number> = {};
+  private readonly walls: Record<string, number> = {};
 
   constructor(config: FetchConfig) {
     this.config = config;
     this.agent = createAgent(config, this.routes);
     this.dns = new DnsCache(config.resolver, config.dnsCacheSize, config.dnsTtlMs, config.dnsNegativeTtlMs, config.now);
     this.operatorDns = new DnsCache(operatorResolver, 256, config.dnsTtlMs, 1000, config.now);
-    this.politeness = new Politeness({ perHost: config.perHost, perIp: config.perIp, concurrency: config.concurrency, now: config.now, sleep: config.sleep });
+    this.politeness = new Politeness({ perHost: config.perHost, perIp: config.perIp, concurrency: config.concurrency, now: config.now, sleep: config.sleep, onBackoff: config.onBackoff ?? undefined });
     this.deps = {
       agent: this.agent,
       routes: this.routes,
@@ -190,6 +197,12 @@ export class Fetcher {
       row.last_modified = header(r.res.headers, 'last-modified');
       outcome.cacheControl = header(r.res.headers, 'cache-control');
       outcome.expires = header(r.res.headers, 'expires');
+      if (hop.wall !== null) {
+        // A bot wall's page is not the site's answer (challenge.ts): `blocked`, whatever its status.
+        await discard(r);
+        this.walls[hop.wall] = (this.walls[hop.wall] ?? 0) + 1;
+        return done('challenge');
+      }
       if (REDIRECT_STATUSES.has(status)) {
         await discard(r);
         const decision = decideRedirect(redirects, current, header(r.res.headers, 'location'));
@@ -258,6 +271,9 @@ export class Fetcher {
       hostsTracked: this.politeness.hosts.keys,
       ipsTracked: this.politeness.ips.keys,
       hostsDeferred: this.politeness.clocks.size,
+      ipsDeferred: this.politeness.ipClocks.size,
+      backoffs: { ...this.politeness.backoffs },
+      walls: { ...this.walls },
       routes: this.routes.size,
       pools: Object.keys(this.agent.stats).length,
     };

@@ -1,9 +1,10 @@
 /**
  * Politeness (spec-decisions "Crawling as a good citizen"): at most `perHost` requests at a time
  * to one host name, at most `perIp` to one resolved address (thousands of domains share a few
- * hosting IPs), at most `concurrency` in flight overall, and a per-host clock that holds
- * requests back after a 429/503 Retry-After. Maps are pruned as soon as a key is idle, so a
- * crawl of a million hosts keeps state only for the hosts in flight.
+ * hosting IPs), at most `concurrency` in flight overall, and "not before" clocks per host and per
+ * address that hold requests back after a 429, a 503 with Retry-After or a bot wall. Maps are
+ * pruned as soon as a key is idle, so a crawl of a million hosts keeps state only for the hosts
+ * in flight.
  */
 
 type Release = () => void;
@@ -130,6 +131,8 @@ export interface PolitenessOptions {
   concurrency: number;
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Told of every hold set (a 429, a 503 with Retry-After, a bot wall), for the run's counters. */
+  onBackoff?: ((scope: 'host' | 'ip', key: string, ms: number) => void) | undefined;
 }
 
 /** The slots one HTTP exchange must hold: host, then address, then a global one (fixed order: no deadlock). */
@@ -138,9 +141,29 @@ export class Politeness {
   readonly ips = new KeyedLimiter();
   readonly global = new KeyedLimiter();
   readonly clocks: HostClocks;
+  /** The same clocks per address: a CDN address that said "slow down" for one site is spared a moment by all (issue 17). */
+  readonly ipClocks: HostClocks;
+  /** Holds set so far, by scope. */
+  readonly backoffs = { hosts: 0, ips: 0 };
 
   constructor(private readonly o: PolitenessOptions) {
     this.clocks = new HostClocks(o.now);
+    this.ipClocks = new HostClocks(o.now);
+  }
+
+  /** Holds `host` back for `hostMs` and the address `ip` for `ipMs` (0 = not held); counted once per scope. */
+  backOff(host: string, hostMs: number, ip: string | null, ipMs: number): void {
+    const now = this.o.now();
+    if (hostMs > 0) {
+      this.clocks.defer(host, now + hostMs);
+      this.backoffs.hosts++;
+      this.o.onBackoff?.('host', host, hostMs);
+    }
+    if (ip !== null && ipMs > 0) {
+      this.ipClocks.defer(ip, now + ipMs);
+      this.backoffs.ips++;
+      this.o.onBackoff?.('ip', ip, ipMs);
+    }
   }
 
   get inFlight(): number {
@@ -149,7 +172,7 @@ export class Politeness {
 
   /** The fast path: all three slots free and no clock hold, taken synchronously; else null (nothing held). */
   tryEnter(host: string, ip: string): Release | null {
-    if (this.clocks.waitMs(host) > 0) return null;
+    if (this.clocks.waitMs(host) > 0 || this.ipClocks.waitMs(ip) > 0) return null;
     const releaseHost = this.hosts.tryAcquire(host, this.o.perHost);
     if (!releaseHost) return null;
     const releaseIp = this.ips.tryAcquire(ip, this.o.perIp);
@@ -169,6 +192,9 @@ export class Politeness {
       // Retry-After (RFC 9110 §10.2.3) / 429 (RFC 6585 §4): wait out the host's clock while
       // holding its slot, so no other request to that host jumps the queue.
       for (let w = this.clocks.waitMs(host); w > 0; w = this.clocks.waitMs(host)) await this.o.sleep(w, signal);
+      // The address's clock is waited out before taking its slot, so a held address's slots
+      // go to requests for other addresses meanwhile.
+      for (let w = this.ipClocks.waitMs(ip); w > 0; w = this.ipClocks.waitMs(ip)) await this.o.sleep(w, signal);
       const releaseIp = await this.ips.acquire(ip, this.o.perIp, signal);
       try {
         const releaseGlobal = await this.global.acquire('*', this.o.concurrency, signal);

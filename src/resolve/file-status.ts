@@ -24,6 +24,7 @@ export function statusFromFetch(status: number | null, error: string | null): Fi
   if (error !== null) {
     if (REDIRECT_ERRORS.has(error)) return 'redirect_error';
     if (error === 'too_large') return 'too_large';
+    if (error === 'challenge') return 'blocked'; // a bot wall's page (src/fetch/challenge.ts), whatever its status
     if (status === null) return 'unreachable';
   }
   if (status === null) return 'unreachable';
