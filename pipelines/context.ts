@@ -14,6 +14,8 @@ export interface CrawlContext {
     /** robots.txt verdicts computed per host (robots_verdicts). */
     verdictAgents: readonly string[];
     verdictPaths: readonly string[];
+    /** Product tokens of the agents catalogue (robots_agent_access; docs/reference/ai-crawlers.md). */
+    agents: readonly string[];
     /** spec-decisions: ads.txt/app-ads.txt/sellers.json are fetched even where robots.txt disallows, unless 'all'. */
     obeyRobots: 'store' | 'all';
     /** Product token used for adsnap's own robots.txt verdicts. */

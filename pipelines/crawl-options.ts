@@ -5,6 +5,7 @@ import type { RunLockOptions } from '../src/store/run-lock.js';
 import type { RunStats } from './run-stats.js';
 import type { Stage } from './shard-exchange.js';
 import { checkLocation } from '../src/resolve/sellers-location.js';
+import type { AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
 export interface CrawlOptions {
   /** Domain list (path or '-'), or null. */
@@ -23,6 +24,11 @@ export interface CrawlOptions {
   fetch?: FetchOptions;
   verdictAgents?: readonly string[];
   verdictPaths?: readonly string[];
+  /**
+   * The AI and ad crawlers whose robots.txt treatment is recorded per host (robots_agent_access),
+   * checked by loadAgentsCatalogue (`--agents-catalogue FILE`). @default data/agents-catalogue.json
+   */
+  agentsCatalogue?: AgentsCatalogue;
   /** @default 'store' */
   obeyRobots?: 'store' | 'all';
   /** Fetch the sellers.json of every ad system named (and of the intermediaries they name). @default true */
@@ -133,6 +139,9 @@ export function validateCrawlOptions(o: CrawlOptions): void {
     throw new TypeError(`the intermediaries stage runs once, as shard 0 of ${o.shard.count} (each round needs every file of the round before): run it with --shard 0/${o.shard.count}`);
   }
   if (o.now !== undefined && Number.isNaN(o.now.getTime())) throw new TypeError('now must be a valid time');
+  if (o.agentsCatalogue !== undefined && (!Array.isArray(o.agentsCatalogue?.agents) || typeof o.agentsCatalogue.sha256 !== 'string')) {
+    throw new TypeError('agentsCatalogue must be a catalogue read by loadAgentsCatalogue or parseAgentsCatalogue');
+  }
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,80}$/;

@@ -33,6 +33,8 @@ import { SellersLocations } from '../src/resolve/sellers-location.js';
 import { EmptyListError, sellersLocationOverrides, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
 import { alreadyComplete, checkSameInputs, readInputs, type RunInputs } from './run-inputs.js';
 import { compactAndCommit, finishCommit } from './run-commit.js';
+import { catalogueManifest, loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
+import { emitCatalogue } from './robots-agents.js';
 
 export type { CrawlOptions, CrawlResult } from './crawl-options.js';
 export { CRAWL_LIMITS, EmptyListError, validateCrawlOptions } from './crawl-options.js';
@@ -104,6 +106,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   const concurrency = options.concurrency ?? 64;
   const fetchConfig = resolveFetchConfig({ ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
   const saved = journal.previous;
+  const catalogue = options.agentsCatalogue ?? (await loadAgentsCatalogue());
   const writer: SnapshotWriter = await openSnapshotWriter({
     outDir: options.outDir,
     snapshotDate,
@@ -126,6 +129,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     options: {
       verdictAgents: options.verdictAgents ?? DEFAULT_VERDICT_AGENTS,
       verdictPaths: options.verdictPaths ?? DEFAULT_VERDICT_PATHS,
+      agents: catalogue.agents.map((a) => a.token),
       obeyRobots: options.obeyRobots ?? 'store',
       productToken,
     },
@@ -228,6 +232,12 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   const shardOwns = (host: string) => owns(shard, host);
   try {
     ctx.incremental = await openIncremental(options, snapshotDate);
+    // The night's catalogue, once per snapshot: by the whole crawl, or by shard 0's first stage.
+    // A fresh attempt only: a resumed one has these rows in its first checkpoint's parts.
+    if (!saved && (stage === 'all' || (stage === 'targets' && shard?.index === 0))) {
+      emitCatalogue(root, catalogue);
+      await root.settle();
+    }
     const before = stage === 'all' ? null : previousStage(stage);
     if (before !== null) {
       // Learn what every shard found in the previous stage.
@@ -338,7 +348,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       node_version: process.version,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
       sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,
       previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,
       shard: shard ? { index: shard.index, count: shard.count, stage } : null,

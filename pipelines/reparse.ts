@@ -16,6 +16,9 @@ import { policyOf } from './robots-job.js';
 import { completedRuns } from '../src/store/run-manifests.js';
 import { isCalendarDate } from './crawl-options.js';
 import { openSnapshotDb } from './summary.js';
+import { writeNightSummary } from '../src/report/night-summary.js';
+import { emitAgentRows, emitCatalogue } from './robots-agents.js';
+import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
 /**
  * `adsnap reparse` (issue 7): rebuilds one snapshot's parsed tables from the bodies kept in
@@ -25,7 +28,7 @@ import { openSnapshotDb } from './summary.js';
  * `robots_*`, `sellers` — is produced again. The result is written to another snapshot root.
  */
 const COPIED: readonly TableName[] = ['targets', 'fetches', 'hops', 'apps'];
-const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'sellers', 'sellers_files'];
+const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files'];
 /** How snapshots written before `files.obtained` existed said it, in `files.status`. */
 const LEGACY_OBTAINED: Record<string, Obtained> = { cached: 'reused', not_modified: 'revalidated', carried_forward: 'carried_forward' };
 
@@ -65,12 +68,13 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
     let reparsed = 0;
     let withoutBody = 0;
     try {
+      const agents = await nightAgents(out, db, snapshotDate);
       const files = await db.rows(`SELECT * EXCLUDE (snapshot_date) FROM files WHERE snapshot_date = CAST($1 AS DATE) ORDER BY file_kind, subject`, [snapshotDate]);
       for (const f of files as unknown as Row<'files'>[]) {
         const stream = f.sha256 ? await bodies.open(f.sha256) : null;
         if (stream) reparsed++;
         else withoutBody++;
-        out.emit('files', await rebuildFile(out, db, snapshotDate, f, stream));
+        out.emit('files', await rebuildFile(out, db, snapshotDate, f, stream, agents));
         await out.settle();
       }
       const committed = await writer.commit();
@@ -85,6 +89,8 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
         tables: { ...copied, ...committed.tables },
         finished_at: new Date().toISOString(),
       });
+      // The report's night summary, from the rebuilt tables (issue 15); the source's is not carried over.
+      await writeNightSummary(o.outDir, runId).catch((err: Error) => process.stderr.write(`adsnap reparse: no night summary for the report (${err.message}); the report reads the views for this night\n`));
       return { snapshotDate, runId, manifestPath, reparsed, withoutBody, tables: committed.tables };
     } catch (err) {
       await writer.abort();
@@ -95,7 +101,23 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
   }
 }
 
-async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null): Promise<Row<'files'>> {
+/**
+ * The agents catalogue the night used (its `agents_catalogue` rows, copied), so the rebuilt
+ * `robots_agent_access` answers for the same agents; the shipped catalogue for a snapshot
+ * written before the table existed.
+ */
+async function nightAgents(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string): Promise<string[]> {
+  const rows = await db.rows(`SELECT * EXCLUDE (snapshot_date) FROM agents_catalogue WHERE snapshot_date = CAST($1 AS DATE) ORDER BY user_agent`, [date]);
+  if (rows.length > 0) {
+    for (const r of rows) out.emit('agents_catalogue', r as unknown as Row<'agents_catalogue'>);
+    return rows.map((r) => r.user_agent as string);
+  }
+  const shipped = await loadAgentsCatalogue();
+  emitCatalogue(out, shipped);
+  return shipped.agents.map((a) => a.token);
+}
+
+async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null, agents: readonly string[]): Promise<Row<'files'>> {
   // Snapshots written before files.obtained said how in files.status: read that as provenance.
   const row = { ...f, obtained: f.obtained ?? LEGACY_OBTAINED[f.status ?? ''] ?? 'fetched' };
   const truncated = f.status === 'too_large';
@@ -110,8 +132,9 @@ async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
     const txt = parsed?.txt ?? null;
     const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, row.obtained !== 'fetched');
     const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS);
+    const usage = emitAgentRows(out, f.subject, txt, policy, agents);
     if (!parsed || !txt) return row;
-    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error'), warnings: count(txt.issues, 'warning'), lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });
+    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error') + usage.errors, warnings: count(txt.issues, 'warning') + usage.warnings, lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });
   }
   if (f.file_kind === 'sellers.json') {
     if (stream) {

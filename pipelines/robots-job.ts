@@ -1,5 +1,6 @@
 import { checkPolicy, robotsPolicy, type RobotsHttpOutcome, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
 import { emitRobots, parseRobotsBody } from './body-parsers.js';
+import { emitAgentRows } from './robots-agents.js';
 import { robotsFileStatus } from '../src/resolve/file-status.js';
 import { fileRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
@@ -26,6 +27,7 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
   const policy = policyOf(got.file.httpStatus, got.outcome?.error ?? null, txt, got.obtained !== 'fetched');
 
   const rules = emitRobots(out, host, txt, policy, ctx.options.verdictAgents, ctx.options.verdictPaths);
+  const usage = emitAgentRows(out, host, txt, policy, ctx.options.agents);
   // What the content is, however it was obtained.
   const { status, valid } = got.file.fetchStatus !== null || got.body === null
     ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
@@ -43,8 +45,8 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
       robotsAllowed: null,
       records: rules,
       variables: txt ? txt.sitemaps.length + txt.others.length : 0,
-      errors: txt ? txt.issues.filter((i) => i.severity === 'error').length : 0,
-      warnings: txt ? txt.issues.filter((i) => i.severity === 'warning').length : 0,
+      errors: (txt ? txt.issues.filter((i) => i.severity === 'error').length : 0) + usage.errors,
+      warnings: (txt ? txt.issues.filter((i) => i.severity === 'warning').length : 0) + usage.warnings,
       lines: got.body?.lines ?? null,
       ...bodyColumns(got),
     }),

@@ -220,6 +220,43 @@ export const tables = {
       c('policy', 'string', "'rules', 'allow_all' or 'disallow_all' (RFC 9309 §2.3.1 access result)", { dict: true }),
     ],
   },
+  robots_agent_access: {
+    name: 'robots_agent_access',
+    grain: "host × ('*' and each catalogue agent a group of its robots.txt names)",
+    columns: [
+      c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
+      c('user_agent', 'string', "catalogue product token a group names, or '*': the answer of every catalogue agent no group names", { nullable: false, dict: true }),
+      c('blocked', 'string', "'full' (a catch-all disallow applies and no allow rule as long), 'partial' (some other disallow rule applies) or 'none' (docs/reference/ai-crawlers.md)", { nullable: false, dict: true }),
+      c('via', 'string', "'own_group', 'global_group' (the * groups), 'no_group', 'unreachable' (5xx/network: disallow all, RFC 9309 §2.3.1.4) or 'absent' (4xx: allow all, §2.3.1.3)", { nullable: false, dict: true }),
+      c('group_line', 'int32', 'line of the first user-agent line of the groups that apply, null when none applies'),
+    ],
+  },
+  robots_usage_signals: {
+    name: 'robots_usage_signals',
+    grain: 'key of a Content-Signal or Content-Usage line of a robots.txt',
+    columns: [
+      c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
+      c('directive', 'string', "'content-signal' (Cloudflare Content Signals) or 'content-usage' (draft-ietf-aipref-attach)", { nullable: false, dict: true }),
+      c('group_no', 'int32', 'group the line stands in, null before the first user-agent line'),
+      c('user_agents', 'string[]', "that group's user-agent values as written (empty without a group)"),
+      c('path', 'string', 'Content-Usage path pattern, null when the line has none (the whole site)'),
+      c('key', 'string', 'lower-cased key (search, ai-input, ai-train; train-ai, search, …)', { nullable: false, dict: true }),
+      c('value', 'string', "value as written (yes/no; y/n; '?1' for a bare key)", { nullable: false, dict: true }),
+      c('line_no', 'int32', '1-based line number', { nullable: false }),
+    ],
+  },
+  agents_catalogue: {
+    name: 'agents_catalogue',
+    grain: 'catalogue agent, once per run (the catalogue the night used)',
+    columns: [
+      c('user_agent', 'string', 'product token', { nullable: false }),
+      c('operator', 'string', 'who runs the crawler', { dict: true }),
+      c('purpose', 'string', "'training', 'search', 'assistant', 'agent', 'data' or 'ads'", { dict: true }),
+      c('catalogue_version', 'string', 'the catalogue file version', { dict: true }),
+      c('catalogue_date', 'string', 'the catalogue file date (YYYY-MM-DD)', { dict: true }),
+      c('catalogue_sha256', 'string', 'SHA-256 of the catalogue file', { dict: true }),
+    ],
+  },
   apps: {
     name: 'apps',
     grain: 'app input',

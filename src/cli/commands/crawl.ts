@@ -5,6 +5,7 @@ import { RunStats } from '../../../pipelines/run-stats.js';
 import { FETCH_DEFAULTS, parseConnectTo } from '../../fetch/index.js';
 import { parseShard } from '../../util/shard.js';
 import { parseLocationFlag, readLocationTable } from '../../resolve/sellers-location.js';
+import { loadAgentsCatalogue, type AgentsCatalogue } from '../../resolve/agents-catalogue.js';
 import { intFlag, parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
@@ -64,6 +65,9 @@ sellers.json (IAB sellers.json 1.0):
                           https://AD_SYSTEM/sellers.json (repeatable; adds to or overrides the shipped
                           table data/sellers-locations.tsv, e.g. google.com is read from
                           https://realtimebidding.google.com/sellers.json). The file stays AD_SYSTEM's.
+  --agents-catalogue FILE AI and ad crawlers whose robots.txt treatment is recorded per host
+                          (robots_agent_access), instead of the shipped data/agents-catalogue.json;
+                          same format (docs/reference/ai-crawlers.md), checked before the crawl
   --sellers-locations FILE  more such entries, one 'AD_SYSTEM<TAB>URL[<TAB>source]' a line (the
                           shipped table's format; --sellers-location wins over it)
   --sellers-depth N       follow INTERMEDIARY/BOTH entries to the intermediaries' own sellers.json,
@@ -145,6 +149,7 @@ export const command: Command = {
       shard: { type: 'string' },
       previous: { type: 'string' },
       revalidate: { type: 'boolean' },
+      'agents-catalogue': { type: 'string' },
       'reuse-fresh': { type: 'boolean' },
       'no-bodies': { type: 'boolean' },
       now: { type: 'string' },
@@ -219,6 +224,14 @@ export const command: Command = {
     const onSignal = (sig: NodeJS.Signals) => {
       process.stderr.write(`\nadsnap crawl: ${sig}: stopping; no partial snapshot will be left\n`);
       controller.abort(new Error(`interrupted by ${sig}`));
+    let agentsCatalogue: AgentsCatalogue | undefined;
+    if (values['agents-catalogue'] !== undefined) {
+      try {
+        agentsCatalogue = await loadAgentsCatalogue(values['agents-catalogue']);
+      } catch (err) {
+        throw new UsageError(`--agents-catalogue: ${(err as Error).message}`);
+      }
+    }
     };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
@@ -260,6 +273,7 @@ export const command: Command = {
         },
       });
       progress.stop();
+        agentsCatalogue,
       if (result.alreadyComplete) {
         process.stdout.write(`snapshot ${result.snapshotDate} run ${result.runId} is already complete (${result.manifestPath}); nothing to do\n`);
         return 0;
