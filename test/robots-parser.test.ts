@@ -23,7 +23,7 @@ describe('robots.txt parser: groups (RFC 9309 §2.1, §2.2.1)', () => {
       ['disallow', '/x', 6],
       ['allow', '/x/y', 7],
     ]);
-    expect(txt.groups[1]!.rules).toEqual([{ directive: 'disallow', path: '', lineNo: 11, pattern: '' }]);
+    expect(txt.groups[1]!.rules).toEqual([{ directive: 'disallow', path: '', lineNo: 11, pattern: '', octets: '' }]);
   });
 
   it('§2.2.2: a rule before any user-agent line is ignored and reported', () => {

@@ -83,3 +83,43 @@ export function normaliseUrlPath(path: string): string {
   return normalise(octets, true);
 }
 
+
+/**
+ * Google's reading of a rule's value (its reference's pattern escaping): `%xx` escapes are
+ * upper-cased and octets above 0x7F are percent-encoded; nothing is decoded and nothing else is
+ * encoded, so `*`, `$`, spaces and controls stay as written. Works on octets, like normalisePattern.
+ */
+export function escapeGooglePattern(octets: string): string {
+  if (!GOOGLE_NEEDS_WORK.test(octets)) return octets;
+  let out = '';
+  const n = octets.length;
+  for (let i = 0; i < n; i++) {
+    const c = octets.charCodeAt(i);
+    if (c === 37 /* % */ && i + 2 < n && hexVal(octets.charCodeAt(i + 1)) >= 0 && hexVal(octets.charCodeAt(i + 2)) >= 0) {
+      out += '%' + octets[i + 1]!.toUpperCase() + octets[i + 2]!.toUpperCase();
+      i += 2;
+    } else if (c >= 0x80) {
+      out += pct(c);
+    } else {
+      out += octets[i];
+    }
+  }
+  return out;
+}
+
+// eslint-disable-next-line no-control-regex
+const GOOGLE_NEEDS_WORK = /[%\x80-\xff]/;
+// eslint-disable-next-line no-control-regex
+const NUL_OR_NON_ASCII = /[^\x01-\x7f]/;
+
+/**
+ * A URL path as the octets a client sends, for Google's reading: compared as given, no
+ * percent-encoding normalised; only a JS string's non-ASCII characters become their UTF-8 octets.
+ * The reference holds the path as a C string, so a NUL ends it.
+ */
+export function urlPathOctets(path: string): string {
+  if (!NUL_OR_NON_ASCII.test(path)) return path;
+  const nul = path.indexOf('\0');
+  const cut = nul === -1 ? path : path.slice(0, nul);
+  return Buffer.from(cut, 'utf8').toString('latin1');
+}

@@ -12,9 +12,24 @@
  *
  * Per user agent, the merged rules are sorted once by priority (longest first, `allow` before
  * `disallow`, then file order), so a check stops at the first rule that matches.
+ *
+ * Two readings, chosen when compiling (`semantics`), one engine: `rfc` (the default) as above;
+ * `google` answers as Google's open-source C++ matcher (google/robotstxt) does. Where they differ
+ * (docs/reference/robots-semantics.md lists each with its RFC 9309 section):
+ * - no implicit allow of `/robots.txt` (§2.2.2 has one);
+ * - the URL's path is compared as given: no percent-encoding normalised, non-ASCII as its UTF-8
+ *   octets (§2.2.2 normalises both sides); patterns are escaped as the reference does
+ *   (escapeGooglePattern), and the priority is that escaped pattern's length;
+ * - an `Allow` whose last segment starts `index.htm` also allows its directory, exactly
+ *   (`Allow: /d/index.html` adds `/d/$`, priority 5 — its length);
+ * - a value without a leading `/` or `*` is used as written, so it matches nothing (Google's
+ *   written spec, and the rfc reading, add the `/`);
+ * - a UTF-16 body yields no rules (the reference reads octets; NULs end its lines);
+ * - the caller's user agent is folded to lower case in ASCII only, and an empty one matches a
+ *   group whose user-agent value has no product-token characters.
  */
 import { compilePattern, type PathPattern } from './path-pattern.js';
-import { normaliseUrlPath } from './percent-encoding.js';
+import { escapeGooglePattern, normaliseUrlPath, urlPathOctets } from './percent-encoding.js';
 import type { RobotsRule, RobotsTxt } from './types.js';
 import { pathFromUrl } from './url-path.js';
 import { isGlobalAgent, productTokenOf } from './user-agent.js';
@@ -32,6 +47,21 @@ export interface RobotsCheckOptions {
    * @default false
    */
   ignoreGlobalGroups?: boolean;
+}
+
+/** `rfc`: RFC 9309, then Google's written spec where the RFC is silent. `google`: Google's C++ reference matcher. */
+export type RobotsSemantics = 'rfc' | 'google';
+
+export const ROBOTS_SEMANTICS: readonly RobotsSemantics[] = Object.freeze(['rfc', 'google']);
+
+export interface RobotsMatcherOptions {
+  /** Which reading of robots.txt answers the checks. @default 'rfc' */
+  semantics?: RobotsSemantics;
+}
+
+/** True for a known semantics name; the CLI and the crawl options validate with it. */
+export function isRobotsSemantics(value: unknown): value is RobotsSemantics {
+  return value === 'rfc' || value === 'google';
 }
 
 interface CompiledRule {
@@ -79,7 +109,17 @@ interface AgentGroup {
 
 const ROBOTS_TXT_PATH = '/robots.txt';
 
+/** The Allow values Google's reference also reads as their directory: last segment starting `index.htm`. */
+const INDEX_PAGE = '/index.htm';
+
+/** Lower-cases ASCII letters only, as the reference's case-insensitive comparison does. */
+function asciiLower(s: string): string {
+  return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
+}
+
 export class RobotsMatcher {
+  readonly semantics: RobotsSemantics;
+  private readonly google: boolean;
   private readonly groups: readonly AgentGroup[];
   private globalRules: RuleSet | null = null;
   private readonly byAgent = new Map<string, RuleSet | null>();
@@ -87,28 +127,22 @@ export class RobotsMatcher {
   private lastRules: RuleSet | null = null;
   private readonly patterns = new Map<string, PathPattern>();
 
-  private constructor(groups: AgentGroup[]) {
+  private constructor(groups: AgentGroup[], semantics: RobotsSemantics) {
     this.groups = groups;
+    this.semantics = semantics;
+    this.google = semantics === 'google';
   }
 
   /**
    * Reads the groups' user agents once; each agent's rules are compiled and sorted on its first
    * check, so a crawl that asks about a few agents never compiles the rest of a large file.
    */
-  static compile(txt: RobotsTxt): RobotsMatcher {
-    const groups: AgentGroup[] = txt.groups.map((g) => {
-      const tokens: string[] = [];
-      let global = false;
-      for (const ua of g.userAgents) {
-        if (isGlobalAgent(ua)) global = true;
-        else {
-          const t = productTokenOf(ua);
-          if (t.length > 0) tokens.push(t);
-        }
-      }
-      return { global, tokens, rules: g.rules };
-    });
-    return new RobotsMatcher(groups);
+  static compile(txt: RobotsTxt, options: RobotsMatcherOptions = {}): RobotsMatcher {
+    const semantics = options.semantics ?? 'rfc';
+    if (!isRobotsSemantics(semantics)) throw new TypeError(`semantics must be 'rfc' or 'google', got ${JSON.stringify(semantics)}`);
+    if (semantics === 'google') return new RobotsMatcher(googleGroups(txt), semantics);
+    const groups: AgentGroup[] = txt.groups.map((g) => agentGroup(g.userAgents, g.rules, false));
+    return new RobotsMatcher(groups, semantics);
   }
 
   /** Merged, compiled and sorted rules of some groups. */
@@ -116,13 +150,25 @@ export class RobotsMatcher {
     const out: CompiledRule[] = [];
     for (const g of groups) {
       for (const r of g.rules) {
-        if (r.pattern.length === 0) continue; // `disallow:` with no path restricts nothing
-        let p = this.patterns.get(r.pattern);
-        if (!p) this.patterns.set(r.pattern, (p = compilePattern(r.pattern)));
-        out.push({ allow: r.directive === 'allow', lineNo: r.lineNo, pattern: p, key: keyOf(r.pattern) });
+        const allow = r.directive === 'allow';
+        const pattern = this.google ? escapeGooglePattern(r.octets) : r.pattern;
+        if (pattern.length === 0) continue; // `disallow:` with no path restricts nothing
+        out.push(this.rule(allow, r.lineNo, pattern));
+        if (this.google && allow) {
+          // Google's reference: an Allow of `…/index.htm…` that does not match tries `…/$` instead.
+          // That alternative is shorter than the value, so adding it as its own rule decides the same.
+          const slash = pattern.lastIndexOf('/');
+          if (slash !== -1 && pattern.startsWith(INDEX_PAGE, slash)) out.push(this.rule(true, r.lineNo, pattern.slice(0, slash + 1) + '$'));
+        }
       }
     }
     return new RuleSet(out.sort((a, b) => b.pattern.priority - a.pattern.priority || Number(b.allow) - Number(a.allow) || a.lineNo - b.lineNo));
+  }
+
+  private rule(allow: boolean, lineNo: number, pattern: string): CompiledRule {
+    let p = this.patterns.get(pattern);
+    if (!p) this.patterns.set(pattern, (p = compilePattern(pattern)));
+    return { allow, lineNo, pattern: p, key: keyOf(pattern) };
   }
 
   /**
@@ -131,11 +177,11 @@ export class RobotsMatcher {
    */
   private rulesFor(userAgent: string): RuleSet | null {
     if (userAgent === this.lastAgent) return this.lastRules;
-    const key = userAgent.toLowerCase();
+    const key = this.google ? asciiLower(userAgent) : userAgent.toLowerCase();
     let rules = this.byAgent.get(key);
     if (rules === undefined) {
       // Google's reference compares the caller's whole string: `Foo Bar` is not the token `foo`.
-      const specific = key.length === 0 ? [] : this.groups.filter((g) => g.tokens.includes(key));
+      const specific = key.length === 0 && !this.google ? [] : this.groups.filter((g) => g.tokens.includes(key));
       rules = specific.length === 0 ? null : this.compileRules(specific);
       if (this.byAgent.size > 1024) this.byAgent.clear();
       this.byAgent.set(key, rules);
@@ -151,8 +197,14 @@ export class RobotsMatcher {
 
   /** May `userAgent` (a product token, e.g. `Googlebot`) fetch `urlOrPath` (absolute URL or `/path?query`)? */
   check(userAgent: string, urlOrPath: string, options?: RobotsCheckOptions): RobotsCheck {
+    if (this.google) return this.decide(userAgent, urlPathOctets(pathFromUrl(urlOrPath)), options);
     const path = normaliseUrlPath(pathFromUrl(urlOrPath));
     if (path === ROBOTS_TXT_PATH) return { allowed: true, matchedLine: null };
+    return this.decide(userAgent, path, options);
+  }
+
+  /** The deciding rule for a path already in the reading's form. */
+  private decide(userAgent: string, path: string, options: RobotsCheckOptions | undefined): RobotsCheck {
     const own = this.rulesFor(userAgent);
     const set = own ?? (options?.ignoreGlobalGroups ? null : this.global());
     if (set === null) return { allowed: true, matchedLine: null };
@@ -168,3 +220,23 @@ export class RobotsMatcher {
   }
 }
 
+
+/** A group's agents read once: `*` (or `* …`), and the product tokens of the others. */
+function agentGroup(userAgents: readonly string[], rules: readonly RobotsRule[], google: boolean): AgentGroup {
+  const tokens: string[] = [];
+  let global = false;
+  for (const ua of userAgents) {
+    if (isGlobalAgent(ua)) global = true;
+    else {
+      const t = productTokenOf(ua);
+      // The reference compares the extracted token with the caller's string even when it is empty.
+      if (t.length > 0 || google) tokens.push(t);
+    }
+  }
+  return { global, tokens, rules };
+}
+
+/** Google's groups: none from a UTF-16 body (the reference reads its octets, and NULs end its lines). */
+function googleGroups(txt: RobotsTxt): AgentGroup[] {
+  return txt.utf16 ? [] : txt.groups.map((g) => agentGroup(g.userAgents, g.rules, true));
+}

@@ -11,6 +11,8 @@
  * - Consecutive user-agent lines open one group; the first allow/disallow line closes the list,
  *   and the next user-agent line opens a new group (RFC 9309 §2.1, §2.2). Sitemap and other
  *   records never end a group (§2.2.4). Rules before any user-agent line are ignored (§2.2.2).
+ * - Each rule keeps its value's octets as read (`RobotsRule.octets`) beside the RFC pattern, so
+ *   the matcher can be compiled in either reading from one parse.
  */
 import { normalisePattern } from './percent-encoding.js';
 import { splitRobotsLine } from './robots-line.js';
@@ -122,6 +124,7 @@ export class RobotsParser {
       directiveLines: this.directiveLines,
       unknownLines: this.unknownLines,
       status,
+      utf16: this.utf16 !== null,
     };
   }
 
@@ -233,7 +236,7 @@ export class RobotsParser {
           return;
         }
         this.currentHasRules = true;
-        this.current.rules.push({ directive: kind, path: this.decode(value), lineNo, pattern: normalisePattern(this.absolutePath(lineNo, value, text)) });
+        this.current.rules.push({ directive: kind, path: this.decode(value), lineNo, pattern: normalisePattern(this.absolutePath(lineNo, value, text)), octets: value });
         return;
       }
       case 'sitemap':

@@ -18,6 +18,12 @@ export interface RobotsRule {
    * issue PATH_NOT_ABSOLUTE). Always ASCII.
    */
   pattern: string;
+  /**
+   * The value as read, in octets: after the comment, the surrounding whitespace and the line's
+   * first NUL are cut, nothing else (no leading `/` added, no escaping). Google's reading escapes
+   * it its own way when the matcher is compiled with `semantics: 'google'`.
+   */
+  octets: string;
 }
 
 export interface RobotsGroup {
@@ -63,4 +69,6 @@ export interface RobotsTxt {
   /** Lines with a `key: value` shape whose key is not one of those four (Google's "unknown directives"). */
   unknownLines: number;
   status: RobotsStatus;
+  /** The body was UTF-16 (by its BOM) and decoded; Google's reference reads the octets and finds no rule. */
+  utf16: boolean;
 }
