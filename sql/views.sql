@@ -60,6 +60,12 @@ CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers'));
 CREATE OR REPLACE VIEW sellers_files   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/sellers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers_files'));
+CREATE OR REPLACE VIEW robots_agent_access AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_agent_access/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('robots_agent_access'));
+CREATE OR REPLACE VIEW robots_usage_signals AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_usage_signals/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('robots_usage_signals'));
+CREATE OR REPLACE VIEW agents_catalogue AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/agents_catalogue/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('agents_catalogue'));
 
 -- Which subjects are listed (the input's sites, and its apps by store URL), per snapshot.
 CREATE OR REPLACE VIEW listed_subjects AS
@@ -345,4 +351,70 @@ SELECT ad_system_domain, seller_id,
        min(snapshot_date) AS first_seen, max(snapshot_date) AS last_seen, count(DISTINCT snapshot_date) AS nights,
        arg_max(seller_type, snapshot_date) AS latest_seller_type, arg_max(name, snapshot_date) AS latest_name
 FROM sellers
+GROUP BY ALL;
+
+-- AI and ad crawlers (docs/reference/ai-crawlers.md). robots_agent_access has, per host and night,
+-- a '*' row (what every catalogue agent that no group names gets) and a row per catalogue agent a
+-- group names; agents_catalogue lists the night's agents. The sites are the listed sites (their
+-- robots.txt has files.via = 'root').
+-- agent_access: one row per night, site and catalogue agent (the product, read lazily: filter it).
+CREATE OR REPLACE VIEW agent_access AS
+WITH cat AS (
+  SELECT snapshot_date, user_agent, any_value(operator) AS operator, any_value(purpose) AS purpose FROM agents_catalogue GROUP BY ALL
+), star AS (
+  SELECT a.snapshot_date, a.host, a.blocked, a.via FROM robots_agent_access a
+  SEMI JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host AND f.file_kind = 'robots.txt' AND f.via = 'root'
+  WHERE a.user_agent = '*'
+)
+SELECT s.snapshot_date, s.host, c.user_agent, c.operator, c.purpose,
+       coalesce(o.blocked, s.blocked) AS blocked, coalesce(o.via, s.via) AS via
+FROM star s
+JOIN cat c ON c.snapshot_date = s.snapshot_date
+LEFT JOIN robots_agent_access o ON o.snapshot_date = s.snapshot_date AND o.host = s.host AND o.user_agent = c.user_agent;
+
+-- agent_access_shares: per night, agent, blocked level and way, the sites and their share of the
+-- night's sites. Counted without the product: every agent starts from the '*' rows' counts, and
+-- each site that names the agent moves from its '*' answer to its own.
+CREATE OR REPLACE VIEW agent_access_shares AS
+WITH cat AS (
+  SELECT snapshot_date, user_agent, any_value(operator) AS operator, any_value(purpose) AS purpose FROM agents_catalogue GROUP BY ALL
+), star AS (
+  SELECT a.snapshot_date, a.host, a.blocked, a.via FROM robots_agent_access a
+  SEMI JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host AND f.file_kind = 'robots.txt' AND f.via = 'root'
+  WHERE a.user_agent = '*'
+), own AS (
+  SELECT o.snapshot_date, o.user_agent, o.blocked, o.via, s.blocked AS star_blocked, s.via AS star_via
+  FROM robots_agent_access o JOIN star s ON s.snapshot_date = o.snapshot_date AND s.host = o.host
+  WHERE o.user_agent <> '*'
+), nights AS (
+  SELECT snapshot_date, count(*) AS sites FROM star GROUP BY ALL
+), counts AS (
+  SELECT c.snapshot_date, c.user_agent, s.blocked, s.via, count(*) AS n FROM cat c JOIN star s ON s.snapshot_date = c.snapshot_date GROUP BY ALL
+  UNION ALL SELECT snapshot_date, user_agent, star_blocked, star_via, -count(*) FROM own GROUP BY ALL
+  UNION ALL SELECT snapshot_date, user_agent, blocked, via, count(*) FROM own GROUP BY ALL
+)
+SELECT k.snapshot_date, k.user_agent, c.operator, c.purpose, k.blocked, k.via,
+       sum(k.n) AS sites, sum(k.n) / any_value(t.sites) AS share
+FROM counts k
+JOIN cat c ON c.snapshot_date = k.snapshot_date AND c.user_agent = k.user_agent
+JOIN nights t ON t.snapshot_date = k.snapshot_date
+GROUP BY ALL
+HAVING sum(k.n) > 0;
+
+-- ai_crawler_blocking: one row per night and agent. share_full / share_partial / share_none add
+-- up to 1; by_name = the site's own group for the agent decided, through_star = the '*' groups
+-- did; unreachable (5xx/network: full, RFC 9309 §2.3.1.4) and absent (4xx: none, §2.3.1.3) apart.
+CREATE OR REPLACE VIEW ai_crawler_blocking AS
+SELECT snapshot_date, user_agent, operator, purpose,
+       sum(sites) AS sites,
+       coalesce(sum(share) FILTER (WHERE blocked = 'full'), 0) AS share_full,
+       coalesce(sum(share) FILTER (WHERE blocked = 'partial'), 0) AS share_partial,
+       coalesce(sum(share) FILTER (WHERE blocked = 'none'), 0) AS share_none,
+       coalesce(sum(share) FILTER (WHERE blocked = 'full' AND via = 'own_group'), 0) AS share_full_by_name,
+       coalesce(sum(share) FILTER (WHERE blocked = 'full' AND via = 'global_group'), 0) AS share_full_through_star,
+       coalesce(sum(share) FILTER (WHERE blocked = 'partial' AND via = 'own_group'), 0) AS share_partial_by_name,
+       coalesce(sum(share) FILTER (WHERE blocked = 'partial' AND via = 'global_group'), 0) AS share_partial_through_star,
+       coalesce(sum(share) FILTER (WHERE via = 'unreachable'), 0) AS share_unreachable,
+       coalesce(sum(share) FILTER (WHERE via = 'absent'), 0) AS share_absent
+FROM agent_access_shares
 GROUP BY ALL;
