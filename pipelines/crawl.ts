@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
-import { Fetcher, resolveFetchConfig } from '../src/fetch/index.js';
+import { Fetcher, networkManifest, resolveFetchConfig } from '../src/fetch/index.js';
 import { openSnapshotWriter, sweepTemporaryParts, type SnapshotWriter } from '../src/sink/index.js';
 import { fingerprintFile } from '../src/sources/fingerprint.js';
 import { RunLock } from '../src/store/run-lock.js';
@@ -349,6 +349,8 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
       options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
+      // Resolvers asked and every exemption from the address guard (issue 17: --dns-server, --allow-addresses).
+      network: networkManifest(fetchConfig),
       sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,
       previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,
       shard: shard ? { index: shard.index, count: shard.count, stage } : null,

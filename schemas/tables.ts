@@ -99,7 +99,7 @@ export const tables = {
       c('sha256', 'string', 'hex sha256 of the body bytes read'),
       c('etag', 'string', 'ETag validator'),
       c('last_modified', 'string', 'Last-Modified validator'),
-      c('error', 'string', 'stable error code (dns, connect, tls, timeout, reset, too_large, redirect_loop, redirect_scope, blocked_address, challenge (a bot wall), …) or null', { dict: true }),
+      c('error', 'string', 'stable error code (dns_nxdomain, dns_servfail, dns_refused, dns_timeout, dns_no_address, or dns when nothing finer is known; connect, tls, timeout, reset, too_large, redirect_loop, redirect_scope, blocked_address, challenge (a bot wall), …) or null', { dict: true }),
       c('remote_ip', 'string', 'address connected to'),
       c('attempts', 'int32', 'tries made (1 + retries)'),
       c('started_at', 'timestamp', 'when the request started (UTC)'),

@@ -91,7 +91,7 @@ describe('ads.txt 1.1 §3.1 / spec-decisions: HTTPS first, HTTP only when HTTPS 
     const f = new Fetcher(resolveFetchConfig({ resolver: noDns, retries: 0 }));
     fetchers.push(f);
     const o = await f.fetch({ url: 'https://nxdomain.example/ads.txt', kind: 'ads.txt', subject: 'nxdomain.example' }, readText);
-    expect(o.rows.map((r) => [r.status_code, r.error, r.remote_ip])).toEqual([[null, 'dns', null]]);
+    expect(o.rows.map((r) => [r.status_code, r.error, r.remote_ip])).toEqual([[null, 'dns_nxdomain', null]]);
   });
 
   it('robots.txt falls back too (RFC 9309 §2.3: a robots.txt is scoped to its scheme); sellers.json and store pages never do', async () => {

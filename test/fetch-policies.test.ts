@@ -212,7 +212,7 @@ describe('config, errors, outcome mapping', () => {
   it('classifies Node and undici errors into stable codes', () => {
     const e = (code: string) => Object.assign(new Error(code), { code });
     expect(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'ERR_SSL_WRONG_VERSION_NUMBER', 'Z_DATA_ERROR', 'HPE_INVALID_HEADER_TOKEN', 'ENOTFOUND', 'WHATEVER'].map((c) => classifyError(e(c)))).toEqual([
-      'connect', 'reset', 'timeout', 'tls', 'tls', 'tls', 'decode', 'protocol', 'dns', 'other',
+      'connect', 'reset', 'timeout', 'tls', 'tls', 'tls', 'decode', 'protocol', 'dns_nxdomain', 'other',
     ]);
   });
 

@@ -180,7 +180,7 @@ describe('429 / Retry-After and retries', () => {
       expect([url, o.status, o.error, o.rows[0]!.attempts]).toEqual([url, status, error, 1]);
     }
     const dns = await fetcher({ retries: 2, ...time }, []).fetch({ url: 'https://unknown.example/robots.txt', kind: 'robots.txt', subject: 'x' }, readText);
-    expect([dns.status, dns.error, dns.rows[0]!.attempts]).toEqual([null, 'dns', 1]);
+    expect([dns.status, dns.error, dns.rows[0]!.attempts]).toEqual([null, 'dns_nxdomain', 1]);
     expect(time.sleeps).toHaveLength(1); // only the reset waited
   });
 });

@@ -78,7 +78,60 @@ export function isBlockedAddress(address: string): boolean {
   return blocked.check(ipaddr.fromByteArray(bytes).toNormalizedString(), 'ipv6');
 }
 
-/** The addresses of `addresses` that may be connected to, in order. */
-export function allowedAddresses(addresses: readonly string[]): string[] {
-  return addresses.filter((a) => !isBlockedAddress(a));
+/**
+ * `--allow-addresses CIDR` (issue 17): networks an operator opens for a test network (the
+ * simulated web's 127.x addresses behind its own DNS). Never a default; the run manifest records
+ * them. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is judged as the IPv4 address it carries.
+ */
+export class AddressAllowList {
+  private readonly list = new BlockList();
+  /** The networks, normalised (`127.16.0.0/16`, `::1/128`), in the order given. */
+  readonly cidrs: readonly string[];
+
+  constructor(specs: readonly string[]) {
+    this.cidrs = specs.map(parseAllowCidr);
+    for (const c of this.cidrs) {
+      const [net, bits] = c.split('/') as [string, string];
+      this.list.addSubnet(net, Number(bits), net.includes(':') ? 'ipv6' : 'ipv4');
+    }
+  }
+
+  get size(): number {
+    return this.cidrs.length;
+  }
+
+  has(address: string): boolean {
+    if (this.cidrs.length === 0) return false;
+    let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+    try {
+      parsed = ipaddr.parse(address.trim());
+    } catch {
+      return false;
+    }
+    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    return parsed.kind() === 'ipv4' ? this.list.check(parsed.toString(), 'ipv4') : this.list.check((parsed as ipaddr.IPv6).toNormalizedString(), 'ipv6');
+  }
+}
+
+/** One `--allow-addresses` value: `ADDR/BITS` or a single address; throws a TypeError naming it. */
+export function parseAllowCidr(spec: string): string {
+  const s = spec.trim();
+  try {
+    if (!s.includes('/')) {
+      const a = ipaddr.parse(s);
+      return `${a.kind() === 'ipv4' ? a.toString() : (a as ipaddr.IPv6).toNormalizedString()}/${a.kind() === 'ipv4' ? 32 : 128}`;
+    }
+    if (!ipaddr.isValidCIDR(s)) throw new Error('bad');
+    const [a, bits] = ipaddr.parseCIDR(s);
+    // The network address itself (127.16.3.4/16 → 127.16.0.0/16), so the manifest says what is open.
+    const net = a.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(s).toString() : ipaddr.IPv6.networkAddressFromCIDR(s).toNormalizedString();
+    return `${net}/${bits}`;
+  } catch {
+    throw new TypeError(`--allow-addresses ${JSON.stringify(spec)}: not an address or CIDR network (e.g. 127.16.0.0/16, ::1/128)`);
+  }
+}
+
+/** The addresses of `addresses` that may be connected to, in order: not blocked, or in the operator's allow list. */
+export function allowedAddresses(addresses: readonly string[], allow?: AddressAllowList | null): string[] {
+  return addresses.filter((a) => !isBlockedAddress(a) || (allow?.has(a) ?? false));
 }

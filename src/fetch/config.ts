@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { defaultUserAgent } from '../version.js';
 import { parseConnectTo, type ConnectTo } from './connect-to.js';
-import { systemResolver, type HostResolver } from './dns-cache.js';
+import { parseAllowCidr } from './address-guard.js';
+import { dnsResolver, type HostResolver } from './dns-cache.js';
+import { formatDnsServer, parseDnsServer } from './dns-servers.js';
 import { fetchKinds, type FetchKind } from './types.js';
 
 const KiB = 1024;
@@ -44,8 +46,16 @@ export interface FetchConfig {
   wallHoldMs: number;
   /** Told of every hold set, for the run's counters. @default none */
   onBackoff: ((scope: 'host' | 'ip', key: string, ms: number) => void) | null;
-  /** Host name → addresses. Injectable so tests need no DNS. @default c-ares resolve4 then resolve6 */
+  /** Host name → addresses. Injectable so tests need no DNS. @default c-ares resolve4 then resolve6, asking dnsServers */
   resolver: HostResolver;
+  /** Resolvers asked (`--dns-server`), as `ADDR:PORT` / `[IPv6]:PORT`; empty = the system's (/etc/resolv.conf). @default [] */
+  dnsServers: string[];
+  /** Time-out of a DNS query's first try, ms (c-ares doubles it per try). @default 5000 */
+  dnsTimeoutMs: number;
+  /** Tries of a DNS query per server. @default 2 */
+  dnsTries: number;
+  /** Networks exempt from the address guard (`--allow-addresses`, normalised CIDRs): an operator's opt-out for a test network, never a default. @default [] */
+  allowAddresses: string[];
   /** DNS cache entries kept (LRU). @default 10000 */
   dnsCacheSize: number;
   /** Lifetime of a DNS answer in the cache. @default 300000 */
@@ -66,6 +76,7 @@ export interface FetchConfig {
 
 /** What callers may give: any subset; per-kind maps may be a single number or a partial map; connect-to rules may be strings. */
 export type FetchOptions = Partial<Omit<FetchConfig, 'maxBytes' | 'totalTimeoutMs' | 'connectTo'>> & {
+  /** `--dns-server` specs (ADDR[:PORT], [IPv6]:PORT) are normalised; `--allow-addresses` values likewise. */
   maxBytes?: number | Partial<Record<FetchKind, number>>;
   totalTimeoutMs?: number | Partial<Record<FetchKind, number>>;
   connectTo?: Array<string | ConnectTo>;
@@ -147,7 +158,7 @@ export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
     ipBackoffMs: int('ipBackoffMs', o.ipBackoffMs, 1000, 0),
     wallHoldMs: int('wallHoldMs', o.wallHoldMs, 5000, 0),
     onBackoff: o.onBackoff == null ? null : fn('onBackoff', o.onBackoff, null),
-    resolver: fn('resolver', o.resolver, systemResolver()),
+    ...dnsOptions(o),
     dnsCacheSize: int('dnsCacheSize', o.dnsCacheSize, 10_000, 1),
     dnsTtlMs: int('dnsTtlMs', o.dnsTtlMs, 300_000, 0),
     dnsNegativeTtlMs: int('dnsNegativeTtlMs', o.dnsNegativeTtlMs, 60_000, 0),
@@ -157,6 +168,16 @@ export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
     sleep: fn('sleep', o.sleep, (ms: number, signal?: AbortSignal) => delay(ms, undefined, signal === undefined ? undefined : { signal })),
     random: fn('random', o.random, Math.random),
   };
+}
+
+/** The resolver and its servers, time-out and tries; `--allow-addresses` networks (issue 17). */
+function dnsOptions(o: FetchOptions): Pick<FetchConfig, 'resolver' | 'dnsServers' | 'dnsTimeoutMs' | 'dnsTries' | 'allowAddresses'> {
+  const dnsServers = (o.dnsServers ?? []).map((spec) => formatDnsServer(parseDnsServer(spec)));
+  const dnsTimeoutMs = int('dnsTimeoutMs', o.dnsTimeoutMs, 5000, 1);
+  const dnsTries = int('dnsTries', o.dnsTries, 2, 1);
+  const allowAddresses = (o.allowAddresses ?? []).map(parseAllowCidr);
+  const resolver = fn('resolver', o.resolver, undefined) ?? dnsResolver({ servers: dnsServers, timeoutMs: dnsTimeoutMs, tries: dnsTries });
+  return { resolver, dnsServers, dnsTimeoutMs, dnsTries, allowAddresses };
 }
 
 /** Reads `--cacert FILE`s (PEM). Throws TypeError naming the file when it holds no certificate. */

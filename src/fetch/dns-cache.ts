@@ -4,22 +4,64 @@ import { isIP } from 'node:net';
 /** Resolves a host name to its addresses (IPv4 first). Rejects with a Node DNS error when it cannot. */
 export type HostResolver = (host: string) => Promise<string[]>;
 
+export interface ResolverOptions {
+  /** Resolvers to ask, as `setServers` spells them (`127.0.0.1:5353`, `[::1]:53`); empty = the system's. */
+  servers?: readonly string[];
+  /** Time-out of the first try of a query, ms; c-ares doubles it on each further try. @default 5000 */
+  timeoutMs?: number;
+  /** Tries per server before a query gives up (ETIMEOUT). @default 2 */
+  tries?: number;
+}
+
+/** CNAMEs followed by hand at most (RFC 1034 §3.6.2 expects the resolver to chase them; see below). */
+const MAX_CNAME_HOPS = 8;
+
+const codeOf = (err: unknown) => (err as { code?: string } | null)?.code;
+
 /**
- * The default crawl resolver: c-ares (`resolve4`, then `resolve6`), not getaddrinfo, because
- * getaddrinfo runs on libuv's 4-thread pool and stalls a crawl of thousands of names; it also
- * never consults /etc/hosts, so a listed domain cannot be aimed at the machine through it.
+ * The crawl resolver: c-ares (`resolve4`, then `resolve6` for a host with no IPv4 address), not
+ * getaddrinfo, because getaddrinfo runs on libuv's 4-thread pool and stalls a crawl of thousands
+ * of names; it also never consults /etc/hosts, so a listed domain cannot be aimed at the machine
+ * through it. A recursive resolver answers a name that is a CNAME with the whole chain and the
+ * addresses at its end, which c-ares follows; when the answer holds only the CNAME (an
+ * authoritative server of another zone, a forwarder that does not chase), the chain is followed
+ * here, at most MAX_CNAME_HOPS links. Errors are Node DNS errors (dns-errors.ts classifies them).
  */
-export function systemResolver(timeoutMs = 5000): HostResolver {
-  const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
-  return async (host) => {
+export function dnsResolver(o: ResolverOptions = {}): HostResolver {
+  const resolver = new Resolver({ timeout: o.timeoutMs ?? 5000, tries: o.tries ?? 2 });
+  if (o.servers && o.servers.length > 0) resolver.setServers([...o.servers]);
+  const addresses = async (host: string): Promise<string[]> => {
     try {
       const v4 = await resolver.resolve4(host);
       if (v4.length > 0) return v4;
     } catch (err) {
-      if ((err as { code?: string }).code !== 'ENODATA') throw err;
+      if (codeOf(err) !== 'ENODATA') throw err;
     }
     return resolver.resolve6(host);
   };
+  return async (host) => {
+    let name = host;
+    for (let hop = 0; ; hop++) {
+      try {
+        return await addresses(name);
+      } catch (err) {
+        if (codeOf(err) !== 'ENODATA' || hop >= MAX_CNAME_HOPS) throw err;
+        let next: string[];
+        try {
+          next = await resolver.resolveCname(name);
+        } catch {
+          throw err; // no CNAME either: the name has no address (ENODATA)
+        }
+        if (next.length === 0 || next[0]!.toLowerCase() === name) throw err;
+        name = next[0]!.toLowerCase();
+      }
+    }
+  };
+}
+
+/** The system's resolvers (/etc/resolv.conf), through c-ares. */
+export function systemResolver(timeoutMs = 5000): HostResolver {
+  return dnsResolver({ timeoutMs });
 }
 
 /** Operator-given names (`--connect-to` targets) go through getaddrinfo, so `localhost` works. */

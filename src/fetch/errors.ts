@@ -1,9 +1,11 @@
+import { classifyDnsError, type DnsErrorCode } from './dns-errors.js';
+
 /**
  * Stable error codes for the `fetches.error` column. Expected web outcomes are data, never
  * exceptions: every failure of a request is mapped here to one code the crawl can act on.
  */
 export type FetchErrorCode =
-  | 'dns' // the name did not resolve (NXDOMAIN, no address, resolver failure)
+  | DnsErrorCode // the name gave no address: dns_nxdomain, dns_servfail, dns_refused, dns_timeout, dns_no_address, or plain dns (dns-errors.ts)
   | 'blocked_address' // DNS gave only loopback/private/link-local/metadata addresses
   | 'connect' // TCP connect refused or unreachable
   | 'tls' // TLS handshake or certificate failure
@@ -51,7 +53,8 @@ export function classifyError(err: unknown): FetchErrorCode {
     case 'ENONAME':
     case 'EREFUSED':
     case 'EBADNAME':
-      return 'dns';
+    case 'ETIMEOUT': // c-ares' DNS time-out (a socket's is ETIMEDOUT)
+      return classifyDnsError(err);
     case 'ECONNREFUSED':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
@@ -59,7 +62,6 @@ export function classifyError(err: unknown): FetchErrorCode {
     case 'EHOSTDOWN':
       return 'connect';
     case 'ETIMEDOUT':
-    case 'ETIMEOUT':
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':

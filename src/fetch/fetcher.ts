@@ -5,6 +5,7 @@ import { createAgent } from './agent.js';
 import type { Readable } from 'node:stream';
 import { ACCEPT_ENCODING, cappedBody, decodeBody, discardStream, newBodyState } from './body-reader.js';
 import type { FetchConfig } from './config.js';
+import { AddressAllowList } from './address-guard.js';
 import { DnsCache, operatorResolver } from './dns-cache.js';
 import { classifyError, FetchFailure, NO_ANSWER_CODES, type FetchErrorCode } from './errors.js';
 import { discard, sendHop, type Budget, type ExchangeDeps, type OpenResponse } from './exchange.js';
@@ -97,7 +98,7 @@ export class Fetcher {
       routes: this.routes,
       politeness: this.politeness,
       config,
-      targets: { connectTo: config.connectTo, dns: this.dns, operatorDns: this.operatorDns, blockPrivateAddresses: config.blockPrivateAddresses },
+      targets: { connectTo: config.connectTo, dns: this.dns, operatorDns: this.operatorDns, blockPrivateAddresses: config.blockPrivateAddresses, allowList: new AddressAllowList(config.allowAddresses) },
       onSend: () => void this.counters.requests++,
     };
   }

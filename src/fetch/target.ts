@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
 import { toAsciiHost } from '../util/domain.js';
-import { allowedAddresses } from './address-guard.js';
+import { allowedAddresses, type AddressAllowList } from './address-guard.js';
 import { matchConnectTo, type ConnectTo } from './connect-to.js';
 import type { DnsCache } from './dns-cache.js';
+import { classifyDnsError } from './dns-errors.js';
 import { FetchFailure } from './errors.js';
 import { hostOrigin, routeKey } from './routes.js';
 
@@ -32,9 +33,11 @@ export interface TargetDeps {
   /** Resolves --connect-to HOST2 names (operator-given: /etc/hosts honoured). */
   operatorDns: DnsCache;
   blockPrivateAddresses: boolean;
+  /** Networks the operator exempted from the guard (`--allow-addresses`). @default none */
+  allowList?: AddressAllowList | null;
 }
 
-/** Resolves where `url` is fetched from. Throws FetchFailure (`dns`, `blocked_address`, `bad_url`). */
+/** Resolves where `url` is fetched from. Throws FetchFailure (`dns_*` by class, `blocked_address`, `bad_url`). */
 export async function resolveTarget(url: URL, d: TargetDeps): Promise<Target> {
   const rawHost = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const host = isIP(rawHost) ? rawHost.toLowerCase() : toAsciiHost(rawHost);
@@ -50,12 +53,13 @@ export async function resolveTarget(url: URL, d: TargetDeps): Promise<Target> {
   try {
     addresses = cache.cached(connectHost) ?? (await cache.resolve(connectHost));
   } catch (err) {
-    // Whatever the resolver said (NXDOMAIN, SERVFAIL, timeout), the name gave no address.
-    throw new FetchFailure('dns', `cannot resolve ${connectHost}: ${(err as Error)?.message ?? err}`, { cause: err });
+    // The name gave no address; the class says why (NXDOMAIN, SERVFAIL, REFUSED, time-out, no A/AAAA).
+    throw new FetchFailure(classifyDnsError(err), `cannot resolve ${connectHost}: ${(err as Error)?.message ?? err}`, { cause: err });
   }
   if (!viaConnectTo && d.blockPrivateAddresses) {
     // spec-decisions: never connect to loopback/private/link-local/metadata addresses DNS gave.
-    addresses = allowedAddresses(addresses);
+    // An operator's --allow-addresses networks pass (a test network such as `simweb --dns`).
+    addresses = allowedAddresses(addresses, d.allowList);
     if (addresses.length === 0) throw new FetchFailure('blocked_address', `${host} resolves only to blocked addresses`);
   }
   return {

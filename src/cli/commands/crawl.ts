@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import v8 from 'node:v8';
 import { crawl, CRAWL_LIMITS } from '../../../pipelines/crawl.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
-import { FETCH_DEFAULTS, parseConnectTo } from '../../fetch/index.js';
+import { FETCH_DEFAULTS, formatDnsServer, parseAllowCidr, parseConnectTo, parseDnsServer } from '../../fetch/index.js';
 import { parseShard } from '../../util/shard.js';
 import { parseLocationFlag, readLocationTable } from '../../resolve/sellers-location.js';
 import { loadAgentsCatalogue, type AgentsCatalogue } from '../../resolve/agents-catalogue.js';
@@ -51,6 +51,13 @@ Incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4):
 Fetching:
   --connect-to H1:P1:H2:P2  connect to H2:P2 for requests to H1:P1 (repeatable; empty H1 = any host)
   --cacert FILE           extra trusted CA certificates (PEM)
+  --dns-server ADDR[:PORT]  ask this DNS resolver instead of the system's (repeatable, tried in
+                          order; IPv6 as [::1]:53). Failures are recorded by class: dns_nxdomain,
+                          dns_servfail, dns_refused, dns_timeout, dns_no_address (docs/guide/real-web.md)
+  --dns-timeout MS        first try of a DNS query (default 5000; doubled on the second try)
+  --allow-addresses CIDR  let DNS answers in this network through the private-address guard
+                          (repeatable; a test network such as simweb --dns; never a default;
+                          recorded in the run manifest)
   --concurrency N         subjects crawled at once (default 64, at most 4096)
   --per-host N            requests at once per host (default 1, at most 64)
   --per-ip N              requests at once per resolved IP address (default ${FETCH_DEFAULTS.perIp}, at most 4096)
@@ -133,6 +140,9 @@ export const command: Command = {
       'run-id': { type: 'string' },
       'connect-to': { type: 'string', multiple: true },
       cacert: { type: 'string', multiple: true },
+      'dns-server': { type: 'string', multiple: true },
+      'dns-timeout': { type: 'string' },
+      'allow-addresses': { type: 'string', multiple: true },
       concurrency: { type: 'string' },
       'per-host': { type: 'string' },
       'per-ip': { type: 'string' },
@@ -172,6 +182,16 @@ export const command: Command = {
       connectTo = (values['connect-to'] ?? []).map(parseConnectTo);
     } catch (err) {
       throw new UsageError((err as Error).message);
+    }
+    let network;
+    try {
+      network = {
+        dnsServers: (values['dns-server'] ?? []).map((s) => formatDnsServer(parseDnsServer(s))),
+        allowAddresses: (values['allow-addresses'] ?? []).map(parseAllowCidr),
+        ...(values['dns-timeout'] !== undefined ? { dnsTimeoutMs: intFlag('dns-timeout', values['dns-timeout'], 5000, 1, 60_000) } : {}),
+      };
+    } catch (err) {
+      throw err instanceof UsageError ? err : new UsageError((err as Error).message);
     }
     const caCerts: string[] = [];
     for (const file of values.cacert ?? []) {
@@ -267,6 +287,7 @@ export const command: Command = {
         fetch: {
           connectTo,
           caCerts,
+          ...network,
           ...(values['user-agent'] ? { userAgent: values['user-agent'] } : {}),
           ...(perHost !== undefined ? { perHost } : {}),
           ...(perIp !== undefined ? { perIp } : {}),
