@@ -11,6 +11,7 @@
  * - "latest night" is the last night in the window;
  * - the rank bucket comes from `targets.rank` (the list's rank), cut at `--rank-buckets`.
  */
+import { consistencyNightsSql, poolingNightsSql, type NightFilter } from './night-summary.js';
 
 export type ChartKind = 'line' | 'bar' | 'hbar' | 'stacked';
 
@@ -101,6 +102,8 @@ export function bucketLabels(buckets: readonly number[]): string[] {
 }
 
 const SERVED = `status IN ('ok', 'placeholder', 'too_large')`;
+/** The nights of the window that have no usable night summary (night-summary.ts). */
+const VIEWED: NightFilter = (c) => `in_window(${c}) AND report_viewed(${c})`;
 const LATEST = `snapshot_date = getvariable('report_to_night')`;
 
 /** Stores whose apps run on TVs (app-ads.txt 1.0 names the CTV stores apart). */
@@ -256,14 +259,12 @@ ORDER BY records DESC, ad_system_domain LIMIT 25`,
         key: 'consistency.over_time',
         title: 'Consistency over time',
         about: 'All records of valid files per night: checkable, missing, relationship and owner mismatches, and the missing share of checkable records.',
+        // The nights with a night summary from it, the others from the view (night-summary.ts).
         sql: `SELECT *, round(missing / nullif(checkable, 0), 4) AS missing_share
 FROM (
-  SELECT snapshot_date, count(*) AS records,
-    count(*) FILTER (WHERE seller_found OR seller_missing) AS checkable,
-    count(*) FILTER (WHERE seller_missing) AS missing,
-    count(*) FILTER (WHERE relationship_consistent = false) AS relationship_mismatch,
-    count(*) FILTER (WHERE owner_domain_consistent = false) AS owner_mismatch
-  FROM seller_match WHERE in_window(snapshot_date) GROUP BY ALL
+  SELECT snapshot_date, records, checkable, missing, relationship_mismatch, owner_mismatch FROM report_night_summary
+  UNION ALL
+  ${consistencyNightsSql(VIEWED)}
 ) ORDER BY snapshot_date`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'missing_share', xTitle: 'Snapshot date', yTitle: 'Checkable records with a missing seller id (%)', percent: true },
       },
@@ -300,22 +301,14 @@ ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
         key: 'pooling.over_time',
         title: 'Pooled seller ids over time',
         about: 'Per night: (ad system, seller id) pairs claimed DIRECT by two or more owners (as above), and the records that claim them.',
-        // seller_match's records of valid files and owner_domain, without its sellers.json joins.
-        sql: `WITH owner AS (
-  SELECT snapshot_date, subject, file_kind, arg_min(value_domain, line_no) AS owner_domain
-  FROM ads_variables WHERE in_window(snapshot_date) AND name = 'OWNERDOMAIN' GROUP BY ALL
-), claims AS (
-  SELECT r.snapshot_date, r.ad_system_domain, r.seller_account_id, coalesce(o.owner_domain, r.subject) AS owner_domain, count(*) AS records
-  FROM ads_records r
-  JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
-  LEFT JOIN owner o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind
-  WHERE in_window(r.snapshot_date) AND r.relationship = 'DIRECT'
-  GROUP BY ALL
-), pooled AS (
-  SELECT snapshot_date, ad_system_domain, seller_account_id, sum(records) AS records
-  FROM claims GROUP BY ALL HAVING count(*) >= 2
-)
-SELECT snapshot_date, count(*) AS pooled_ids, sum(records)::BIGINT AS records FROM pooled GROUP BY ALL ORDER BY snapshot_date`,
+        // The nights with a night summary from it, the others from the records (night-summary.ts).
+        sql: `SELECT * FROM (
+  SELECT snapshot_date, pooled_ids, pooled_records AS records FROM report_night_summary
+  UNION ALL
+  SELECT * FROM (
+${poolingNightsSql(VIEWED)}
+  )
+) ORDER BY snapshot_date`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'pooled_ids', xTitle: 'Snapshot date', yTitle: 'Pooled seller ids' },
       },
     ],

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { openSnapshotDb } from '../../pipelines/summary.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
 import { SECTIONS, setupSql, bucketLabels, type FigureDef, type ReportWindow } from './figures.js';
+import { NO_NIGHT_SUMMARY, nightSummarySetupSql, viewedNightsSql } from './night-summary.js';
 import { renderPage } from './page.js';
 import { cellConverter, csvField } from '../cli/sql-output.js';
 import type { Json } from '@duckdb/node-api';
@@ -59,6 +60,8 @@ export interface ReportJson {
   rank_buckets: number[];
   /** Run these in `adsnap sql` before a figure's SQL to get the same rows. */
   setup_sql: string[];
+  /** Nights whose figures over time came from their night summary (night-summary.ts), not the views. */
+  summarized_nights: string[];
   missing: string[];
   sections: { key: string; title: string; intro: string; figures: Omit<FigureResult, 'svg' | 'csv'>[] }[];
 }
@@ -82,6 +85,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       nights.length === 0 ? null : { from: o.from ?? nights[0]!, to: o.to ?? nights[nights.length - 1]!, firstNight: nights[0]!, latestNight: nights[nights.length - 1]! };
     const setup = window ? setupSql(window, buckets) : [];
     for (const stmt of setup) await db.rows(stmt);
+    const summarized = window ? await useNightSummaries(db, nights, setup) : [];
 
     const sections: { key: string; title: string; intro: string; figures: FigureResult[] }[] = [];
     for (const s of SECTIONS) {
@@ -99,6 +103,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       window: { from: window?.from ?? o.from ?? null, to: window?.to ?? o.to ?? null, nights },
       rank_buckets: buckets,
       setup_sql: setup,
+      summarized_nights: summarized,
       missing,
       sections: sections.map((s) => ({ ...s, figures: s.figures.map(({ svg: _svg, csv: _csv, ...f }) => f) })),
     };
@@ -112,6 +117,26 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   } finally {
     db.close();
   }
+}
+
+/**
+ * Collects the night summaries the report may use (night-summary.ts) and names the nights the
+ * views answer for; both statements join `setup`. A root whose manifests cannot be read that way
+ * gets no summary: the views answer for every night.
+ */
+async function useNightSummaries(db: Awaited<ReturnType<typeof openSnapshotDb>>, nights: readonly string[], setup: string[]): Promise<string[]> {
+  let collect = nightSummarySetupSql();
+  try {
+    await db.rows(collect);
+  } catch {
+    collect = NO_NIGHT_SUMMARY;
+    await db.rows(collect);
+  }
+  const have = new Set((await db.rows(`SELECT strftime(snapshot_date, '%Y-%m-%d') AS d FROM report_night_summary`)).map((r) => String(r.d)));
+  const viewed = viewedNightsSql(nights.filter((d) => !have.has(d)));
+  await db.rows(viewed);
+  setup.push(collect, viewed);
+  return nights.filter((d) => have.has(d));
 }
 
 /** ADSNAP_REPORT_MEMORY (a DuckDB size such as 768MB or 2GB), else 768MB. */
