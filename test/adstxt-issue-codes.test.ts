@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { adsTxtIssueCodes } from '../src/parse/adstxt/index.js';
 import { repoRoot } from './helpers/corpus.js';
 
-const readmeSection = () => {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf('<!-- section:adstxt-issues -->');
-  const end = readme.indexOf('<!-- /section:adstxt-issues -->');
+// The reference page generated from adsTxtIssueCodes (scripts/gen-reference.ts), section "ads.txt / app-ads.txt".
+const referenceSection = () => {
+  const page = readFileSync(path.join(repoRoot, 'docs', 'reference', 'parse-issues.md'), 'utf8');
+  const start = page.indexOf('## ads.txt / app-ads.txt');
+  const end = page.indexOf('## sellers.json');
   expect(start).toBeGreaterThanOrEqual(0);
-  return readme.slice(start, end);
+  return page.slice(start, end);
 };
 
 describe('ads.txt issue codes', () => {
@@ -24,8 +25,8 @@ describe('ads.txt issue codes', () => {
     }
   });
 
-  it('the README table lists every code with its severity, and no other code', () => {
-    const section = readmeSection();
+  it('the reference table (docs/reference/parse-issues.md) lists every code with its severity, and no other code', () => {
+    const section = referenceSection();
     const rows = [...section.matchAll(/^\| `([A-Z0-9_]+)` \| (error|warning|info) \|/gm)].map((m) => [m[1], m[2]]);
     expect(rows).toEqual(adsTxtIssueCodes.map((c) => [c.code, c.severity]));
   });

@@ -122,10 +122,10 @@ describe('UTF-16 sellers.json (BOM FF FE or FE FF)', () => {
   });
 });
 
-describe('README "sellers.json" issue table', () => {
+describe('the reference "sellers.json" issue table (docs/reference/parse-issues.md)', () => {
   it('lists every code with its severity', () => {
-    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### sellers.json'), readme.indexOf('<!-- /section:apps-sellers -->'));
+    const page = readFileSync(path.join(repoRoot, 'docs', 'reference', 'parse-issues.md'), 'utf8');
+    const section = page.slice(page.indexOf('## sellers.json'), page.indexOf('## robots.txt'));
     const rows = section.split('\n').filter((l) => l.startsWith('| `'));
     for (const [code, severity] of Object.entries(SELLERS_ISSUE_CODES)) {
       const row = rows.find((l) => l.includes(`\`${code}\``));

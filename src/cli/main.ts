@@ -2,7 +2,8 @@ import type { Command } from './command.js';
 import { UsageError } from './usage-error.js';
 
 // Commands are loaded lazily so that `adsnap parse` never pays for undici, DuckDB or the writer.
-const commands: Record<string, () => Promise<{ command: Command }>> = {
+// Exported for scripts/gen-reference.ts, which writes docs/reference/cli.md from each `--help`.
+export const commands: Record<string, () => Promise<{ command: Command }>> = {
   parse: () => import('./commands/parse.js'),
   robots: () => import('./commands/robots.js'),
   'app-ads-url': () => import('./commands/app-ads-url.js'),

@@ -2,7 +2,7 @@ import type { IssueSeverity } from './types.js';
 
 /**
  * Every issue the ads.txt / app-ads.txt parser reports. Codes are stable: analysts filter
- * `parse_issues` on them. The README table is checked against this list by a test.
+ * `parse_issues` on them. docs/reference/parse-issues.md is generated from this list (npm run docs).
  *
  * Severity (contract §1): `error` — the line authorizes nothing (no record is kept);
  * `warning` — kept, but suspect; `info` — worth knowing, nothing wrong for a buyer.
