@@ -59,9 +59,52 @@ describe('adsnap robots check', { timeout: 30_000 }, () => {
     expect(lines.slice(300).map((l) => Object.keys(JSON.parse(l) as object))).toEqual([['error'], ['error']]);
     expect(r.code).toBe(1);
   });
+
+  it('--semantics google|rfc: the two readings answer where they differ (robots.txt, encoding, index.html)', async () => {
+    const body = 'user-agent: *\ndisallow: /\nallow: /d/index.html\nallow: /%7Ea/\n';
+    const urls = ['/robots.txt', '/d/', '/~a/x', '/%7Ea/x'];
+    const ask = (sem: string[]) => run(['robots', 'check', ...sem, '-', 'bot', ...urls], body);
+    const [def, rfc, google] = await Promise.all([ask([]), ask(['--semantics', 'rfc']), ask(['--semantics', 'google'])]);
+    expect(rfc).toEqual(def);
+    expect(rfc.stdout).toBe('allowed\t/robots.txt\ndisallowed\t/d/\nallowed\t/~a/x\nallowed\t/%7Ea/x\n');
+    expect(google).toEqual({ code: 0, stdout: 'disallowed\t/robots.txt\nallowed\t/d/\ndisallowed\t/~a/x\nallowed\t/%7Ea/x\n', stderr: '' });
+  });
+
+  it('--semantics applies to verdicts and --jsonl; a bad value is a usage error', async () => {
+    const body = 'user-agent: *\ndisallow: /\n';
+    const input = JSON.stringify({ robotstxt: body, useragent: 'a', url: '/robots.txt' }) + '\n';
+    const file = path.join(samples, 'publisher.txt');
+    const [rfc, google, verdicts, bad, badVerdicts] = await Promise.all([
+      run(['robots', 'check', '--jsonl'], input),
+      run(['robots', 'check', '--jsonl', '--semantics', 'google'], input),
+      run(['robots', 'verdicts', '--semantics', 'google', '--agents', 'x', '--paths', '/robots.txt,/ads.txt', '-'], body),
+      run(['robots', 'check', '--semantics', 'bing', file, 'a', '/']),
+      run(['robots', 'verdicts', '--semantics', '', file]),
+    ]);
+    expect([rfc.stdout, google.stdout]).toEqual(['{"allowed":true}\n', '{"allowed":false}\n']);
+    expect(verdicts.stdout).toBe('user_agent\tpath\tallowed\tmatched_line\nx\t/robots.txt\tfalse\t2\nx\t/ads.txt\tfalse\t2\n');
+    expect([bad.code, badVerdicts.code]).toEqual([2, 2]);
+    expect(bad.stderr).toContain("--semantics must be 'rfc' or 'google'");
+  });
+
+  it('--help names both readings', async () => {
+    const r = await run(['robots', '--help']);
+    expect(r.stdout + r.stderr).toContain('--semantics google');
+  });
 });
 
 describeWithCorpus('adsnap robots check --jsonl over the conformance suite (one process)', { timeout: 30_000 }, () => {
+  it('--semantics google answers all 545 Google cases as the reference does', async () => {
+    type Case = { robotstxt: string | null; robotstxt_base64: string; useragent: string; url: string; expected_allowed: boolean };
+    const load = (f: string) => (hasCorpus ? (JSON.parse(readFileSync(corpusPath('conformance', f), 'utf8')) as { cases: Case[] }).cases : []);
+    const cases = [...load('google-robotstxt-spec-test-cases.json'), ...load('google-robotstxt-robots_test-vectors.json')];
+    const input = cases.map((c) => JSON.stringify({ robotstxt_base64: c.robotstxt_base64, useragent: c.useragent, url: c.url })).join('\n') + '\n';
+    const r = await run(['robots', 'check', '--jsonl', '--semantics', 'google'], input);
+    expect(r.code).toBe(0);
+    const got = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { allowed: boolean }).allowed);
+    expect(got).toEqual(cases.map((c) => c.expected_allowed));
+  });
+
   it('answers all 545 Google cases; exactly the 12 documented deviations differ', async () => {
     type Case = { robotstxt: string | null; robotstxt_base64: string; useragent: string; url: string; expected_allowed: boolean };
     const load = (f: string) => (hasCorpus ? (JSON.parse(readFileSync(corpusPath('conformance', f), 'utf8')) as { cases: Case[] }).cases : []);

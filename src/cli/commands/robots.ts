@@ -1,6 +1,9 @@
 /**
- * `adsnap robots check [--jsonl] [ROBOTS_FILE USER_AGENT URL…]` (contract §1) and
- * `adsnap robots verdicts ROBOTS_FILE [--agents A,B] [--paths P,Q]`.
+ * `adsnap robots check [--semantics rfc|google] [--jsonl] [ROBOTS_FILE USER_AGENT URL…]`
+ * (contract §1) and `adsnap robots verdicts ROBOTS_FILE [--semantics …] [--agents A,B] [--paths P,Q]`.
+ *
+ * `--semantics` picks the reading (docs/reference/robots-semantics.md): `rfc` (default, RFC 9309)
+ * or `google` (Google's C++ reference matcher, which also reads a file whole: no 500 KiB limit).
  *
  * `check --jsonl` is one process for any number of cases: stdin lines
  * `{"robotstxt"|"robotstxt_base64", "useragent", "url"}` → stdout lines `{"allowed":…}` in order.
@@ -12,22 +15,29 @@ import { createInterface } from 'node:readline';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
-import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, parseRobotsTxt, RobotsMatcher, rulesPolicy, verdicts } from '../../parse/robots/index.js';
+import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, isRobotsSemantics, parseRobotsTxt, RobotsMatcher, rulesPolicy, verdicts, type RobotsSemantics, type RobotsTxt } from '../../parse/robots/index.js';
 
 const usage = `Usage:
-  adsnap robots check ROBOTS_FILE USER_AGENT URL…
-      Prints "allowed<TAB>URL" or "disallowed<TAB>URL" per URL (RFC 9309 matching).
+  adsnap robots check [--semantics rfc|google] ROBOTS_FILE USER_AGENT URL…
+      Prints "allowed<TAB>URL" or "disallowed<TAB>URL" per URL.
       ROBOTS_FILE may be - for stdin. A URL may be absolute or a path (/a/b?c).
-  adsnap robots check --jsonl
+  adsnap robots check [--semantics rfc|google] --jsonl
       Reads JSON lines {"robotstxt":"…"|"robotstxt_base64":"…","useragent":"…","url":"…"} from
       stdin and writes {"allowed":true|false} per line, in order ({"error":"…"} for a bad line;
       the exit status is then 1).
-  adsnap robots verdicts ROBOTS_FILE [--agents A,B,…] [--paths P,Q,…]
+  adsnap robots verdicts [--semantics rfc|google] ROBOTS_FILE [--agents A,B,…] [--paths P,Q,…]
       Prints user_agent, path, allowed, matched_line (TSV) for each agent × path; defaults are
-      the robots_verdicts agents (${DEFAULT_VERDICT_AGENTS.length}) and paths (${DEFAULT_VERDICT_PATHS.join(' ')}).`;
+      the robots_verdicts agents (${DEFAULT_VERDICT_AGENTS.length}) and paths (${DEFAULT_VERDICT_PATHS.join(' ')}).
+
+  --semantics rfc     RFC 9309, then Google's written spec where the RFC is silent (default):
+                      /robots.txt always allowed, percent-encoding normalised on both sides.
+  --semantics google  what Google's open-source C++ matcher (google/robotstxt) answers: the URL
+                      compared as given, no implicit /robots.txt allow, Allow …/index.html also
+                      allows …/, the whole file read (no 500 KiB limit).
+  See docs/reference/robots-semantics.md for every difference.`;
 
 export const command: Command = {
-  summary: 'check URLs against a robots.txt (RFC 9309), one-off or as a JSON-lines service',
+  summary: "check URLs against a robots.txt (RFC 9309 or Google's reading), one-off or as a JSON-lines service",
   usage,
   async run(argv) {
     const [sub, ...rest] = argv;
@@ -37,17 +47,34 @@ export const command: Command = {
   },
 };
 
+/** `--semantics`, checked at the edge. */
+function semanticsFlag(value: string | undefined): RobotsSemantics {
+  if (value === undefined) return 'rfc';
+  if (!isRobotsSemantics(value)) throw new UsageError(`--semantics must be 'rfc' or 'google', got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Google's reference reads the whole body; the rfc reading stops at RFC 9309 §2.5's 500 KiB. */
+function parseFor(body: Uint8Array, semantics: RobotsSemantics): RobotsTxt {
+  return parseRobotsTxt(body, semantics === 'google' ? { maxBytes: Number.MAX_SAFE_INTEGER } : undefined);
+}
+
+function compile(body: Uint8Array, semantics: RobotsSemantics): RobotsMatcher {
+  return RobotsMatcher.compile(parseFor(body, semantics), { semantics });
+}
+
 async function check(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { jsonl: { type: 'boolean' } });
+  const { values, positionals } = parseCommandArgs(argv, { jsonl: { type: 'boolean' }, semantics: { type: 'string' } });
+  const semantics = semanticsFlag(values.semantics);
   if (values.jsonl) {
     if (positionals.length > 0) throw new UsageError('--jsonl reads its cases from stdin; give no other arguments');
-    return checkJsonl();
+    return checkJsonl(semantics);
   }
   if (positionals.length < 3) throw new UsageError('check needs ROBOTS_FILE USER_AGENT URL…');
   const [file, agent, ...urls] = positionals as [string, string, ...string[]];
   const body = await readBody(file);
   if (body === null) return 1;
-  const matcher = RobotsMatcher.compile(parseRobotsTxt(body));
+  const matcher = compile(body, semantics);
   let out = '';
   for (const url of urls) out += `${matcher.check(agent, url).allowed ? 'allowed' : 'disallowed'}\t${url}\n`;
   await write(out);
@@ -55,7 +82,8 @@ async function check(argv: string[]): Promise<number> {
 }
 
 async function verdictTable(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { agents: { type: 'string' }, paths: { type: 'string' } });
+  const { values, positionals } = parseCommandArgs(argv, { agents: { type: 'string' }, paths: { type: 'string' }, semantics: { type: 'string' } });
+  const semantics = semanticsFlag(values.semantics);
   if (positionals.length !== 1) throw new UsageError('verdicts needs exactly one ROBOTS_FILE');
   const list = (v: string | undefined, name: string): string[] | undefined => {
     if (v === undefined) return undefined;
@@ -67,14 +95,14 @@ async function verdictTable(argv: string[]): Promise<number> {
   const paths = list(values.paths, 'paths');
   const body = await readBody(positionals[0]!);
   if (body === null) return 1;
-  const rows = verdicts(rulesPolicy(parseRobotsTxt(body)), agents, paths);
+  const rows = verdicts(rulesPolicy(compile(body, semantics)), agents, paths);
   let out = 'user_agent\tpath\tallowed\tmatched_line\n';
   for (const r of rows) out += `${r.userAgent}\t${r.path}\t${r.allowed}\t${r.matchedLine ?? ''}\n`;
   await write(out);
   return 0;
 }
 
-async function checkJsonl(): Promise<number> {
+async function checkJsonl(semantics: RobotsSemantics): Promise<number> {
   let failed = false;
   let lastKey: string | null = null;
   let lastMatcher: RobotsMatcher | null = null;
@@ -90,7 +118,7 @@ async function checkJsonl(): Promise<number> {
       if (key === null) throw new Error('robotstxt or robotstxt_base64 must be a string');
       if (key !== lastKey || lastMatcher === null) {
         const body = key[0] === 't' ? Buffer.from(key.slice(1), 'utf8') : Buffer.from(key.slice(1), 'base64');
-        lastMatcher = RobotsMatcher.compile(parseRobotsTxt(body));
+        lastMatcher = compile(body, semantics);
         lastKey = key;
       }
       result = lastMatcher.check(c.useragent, c.url).allowed ? '{"allowed":true}' : '{"allowed":false}';
