@@ -10,7 +10,7 @@
  * (`fetches.started_at` + `duration_ms`); its MB/s is the sellers.json bytes read over that time,
  * and the big file's own MB/s is its bytes over its request's duration (streamed through the
  * parser into the Parquet writer, no body held). Peak RSS is the crawl process's, sampled while
- * the sellers phase ran, against the crawl's 400 MB target (README Performance, "Crawl").
+ * the sellers phase ran, against the crawl's 400 MB target (docs/performance.md, "The sellers phase").
  *
  *   npm run bench -- sellers                      (ADSNAP_BENCH_SELLERS_CRAWL=0 skips this part)
  *   ADSNAP_BENCH_BIG_SELLERS=1200000 ADSNAP_BENCH_SMALL_SYSTEMS=1000 …

@@ -1,7 +1,7 @@
 /**
  * The one source of truth for every output table (contract §3). The Parquet writer, the row
- * builders, the DuckDB read-back tests and the README's schema section are all driven by this
- * file. Add columns freely; never rename or re-mean one (the contract is public).
+ * builders, the DuckDB read-back tests and docs/reference/tables.md (npm run docs) are all driven
+ * by this file. Add columns freely; never rename or re-mean one (the contract is public).
  *
  * Types map to Parquet as follows:
  *   string    → BYTE_ARRAY (STRING)                 int32  → INT32
@@ -169,7 +169,7 @@ export const tables = {
       c('file_kind', 'string', 'kind of file', { nullable: false, dict: true }),
       c('line_no', 'int32', '1-based line number, null for file-level issues'),
       c('severity', 'string', "'error', 'warning' or 'info'", { nullable: false, dict: true }),
-      c('code', 'string', 'stable issue code (see README)', { nullable: false, dict: true }),
+      c('code', 'string', 'stable issue code (docs/reference/parse-issues.md)', { nullable: false, dict: true }),
       c('message', 'string', 'human-readable explanation'),
       c('line_text', 'string', 'the offending line, at most 256 characters'),
     ],

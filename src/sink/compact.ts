@@ -4,7 +4,7 @@
  * each table's staged parts are rewritten by DuckDB into one part per table, sorted by the
  * table's lookup key, in row groups of 122,880 rows. Each row group's min/max statistics then
  * cover a narrow range of subjects (or ad systems), so a query for one of them reads one or two
- * row groups instead of most of them (README Performance, "Reader layout").
+ * row groups instead of most of them (docs/performance.md, "The next night and the reader's layout").
  *
  * The output is another staged file; the originals stay until the run's staging folder goes, so
  * a kill during compaction is redone from them (run-journal.ts, phase 'compact').

@@ -5,7 +5,7 @@
  * ordinary member value) is held in memory at a time, so a 200 MB file scans in flat memory.
  *
  * Why not a generic streaming JSON parser: @streamparser/json builds every value token by token
- * in JS (18–32 MB/s on compact sellers.json, README "Performance"); scanning structure here and
+ * in JS (18–32 MB/s on compact sellers.json, docs/performance.md); scanning structure here and
  * letting the engine's native `JSON.parse` build each small element runs 58–97 MB/s on the same
  * file, still validates every value byte (JSON.parse rejects what the scanner let through), and
  * lets the parser recover from broken structure, which a generic parser stops at.

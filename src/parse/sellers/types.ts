@@ -58,7 +58,7 @@ export interface SellersSummary {
 /** Identifiers kept per file; more are counted in a VALUE_TOO_LARGE issue. */
 export const MAX_IDENTIFIERS = 1000;
 
-/** Stable issue codes (README "Apps and sellers.json" lists them with their meaning). */
+/** Stable issue codes; docs/reference/parse-issues.md is generated from this list (npm run docs). */
 export const SELLERS_ISSUE_CODES = {
   // file level
   EMPTY_FILE: 'error',
