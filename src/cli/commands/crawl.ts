@@ -109,16 +109,15 @@ errors; 1 when the run could not complete — then no partial snapshot is visibl
 /**
  * Memory: a crawl's live heap is small (25–40 MB) but it allocates fast (TLS certificate checks,
  * body chunks), and V8 lets such a heap grow to 3–5× its live size before collecting. A slower
- * heap growth keeps peak RSS near the live set, for ~10% more CPU (bench/crawl.bench.ts; README
- * Performance). Set before the crawl allocates anything. The semi-space cap cannot resize the
+ * heap growth keeps peak RSS near the live set, for ~10% more CPU (bench/crawl.bench.ts;
+ * docs/performance.md). Set before the crawl allocates anything. The semi-space cap cannot resize the
  * main isolate's young generation, which V8 sized at startup (it still grows to 2 × 16 MB); it
  * applies to the Parquet worker, whose isolate is created after this.
  *
  * Tried and not set: `--compact-on-every-full-gc`. V8 leaves old-space pages half full of
  * promoted request state, so committed old space is about twice the live heap. Compacting every
  * time holds it at the live size, but each compaction first takes new pages for everything it
- * moves, so peak RSS did not fall, and it cost ~9% CPU (README Performance, "Memory over a long
- * run", third pass).
+ * moves, so peak RSS did not fall, and it cost ~9% CPU (docs/performance.md, history).
  */
 function tuneHeapForCrawling(): void {
   if (process.env.ADSNAP_NO_HEAP_TUNING) return;
