@@ -59,7 +59,7 @@ export const robotsIssueMeanings: Record<string, string> = {
 };
 
 export const fileStatusMeanings: Record<string, string> = {
-  ok: 'the content was the kind asked for, with at least one record (or, for robots.txt, rules or none)',
+  ok: 'the content was the kind asked for (an ads.txt with at least one record that is not the placeholder; a robots.txt or sellers.json read as such)',
   placeholder: 'ads.txt 1.1 §3.2.1: every record is the placeholder record; valid, authorizes nobody',
   empty: 'no record and no variable (ads.txt), or no bytes / `"sellers": []` (sellers.json)',
   html: 'an HTML page (a soft 404): no records; never valid',
@@ -67,11 +67,11 @@ export const fileStatusMeanings: Record<string, string> = {
   too_large: 'cut at the byte cap; what was read is kept, never valid (a robots.txt still sets the policy from its first 500 KiB, RFC 9309 §2.5)',
   not_found: 'HTTP 404 (or 410)',
   unauthorized: 'HTTP 401 or 403',
-  blocked: 'a bot wall or challenge page answered instead of the file',
+  blocked: "a bot wall answered instead of the site: a CDN's challenge or block page (`fetches.error` `challenge`)",
   rate_limited: 'HTTP 429',
   http_error: 'any other HTTP error status',
   redirect_error: 'a redirect the kind does not allow (`fetches.error` says which: loop, limit, scope, invalid)',
-  unreachable: 'no HTTP answer (`fetches.error` says why: `dns`, `connect`, `tls`, `timeout`, `reset`, `blocked_address`, …), or a body that failed half-way',
+  unreachable: 'no HTTP answer (`fetches.error` says why: a DNS class, `connect`, `tls`, `timeout`, `reset`, `blocked_address`, …), or a body that failed half-way',
   disallowed_by_robots: 'not asked, because robots.txt disallows it (only with `--obey-robots all`; store pages always)',
   invalid_json: 'sellers.json: not JSON',
   not_sellers_json: 'sellers.json: valid JSON but no `sellers` array',
