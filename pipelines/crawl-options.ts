@@ -22,6 +22,8 @@ export interface CrawlOptions {
   /** Subjects crawled at once. @default 64 */
   concurrency?: number;
   fetch?: FetchOptions;
+  /** The `--config FILE` the fetch knobs were read from, echoed in the manifest. @default null */
+  configFile?: string | null;
   verdictAgents?: readonly string[];
   verdictPaths?: readonly string[];
   /**

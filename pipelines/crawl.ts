@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
+import { fetchKnobsManifest } from '../src/fetch/knobs-manifest.js';
 import { Fetcher, networkManifest, resolveFetchConfig } from '../src/fetch/index.js';
 import { openSnapshotWriter, sweepTemporaryParts, type SnapshotWriter } from '../src/sink/index.js';
 import { fingerprintFile } from '../src/sources/fingerprint.js';
@@ -104,7 +105,8 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   // Every request in flight listens on the run's signal: hundreds at once is expected.
   setMaxListeners(0, signal);
   const concurrency = options.concurrency ?? 64;
-  const fetchConfig = resolveFetchConfig({ ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
+  // Holds set on hosts and addresses (429, bot walls; issue 17) are counted for the progress line and the manifest.
+  const fetchConfig = resolveFetchConfig({ onBackoff: (scope, _key, _ms, cause) => stats.countBackoff(scope, cause), ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
   const saved = journal.previous;
   const catalogue = options.agentsCatalogue ?? (await loadAgentsCatalogue());
   const writer: SnapshotWriter = await openSnapshotWriter({
@@ -348,6 +350,8 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       node_version: process.version,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
+      // Every fetch knob as used, from defaults, --config FILE or flags (issue 17; src/fetch/knobs-manifest.ts).
+      fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
       options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
       // Resolvers asked and every exemption from the address guard (issue 17: --dns-server, --allow-addresses).
       network: networkManifest(fetchConfig),

@@ -20,6 +20,18 @@ export class RunStats {
   sellersRound: number | null = null;
   /** Checkpoints taken, the longest time one held the event loop (its synchronous capture), and the longest until saved. */
   readonly checkpoints = { count: 0, maxPauseMs: 0, maxDurationMs: 0 };
+  /** Answers that were a bot wall (fetches.error 'challenge') and 429s (issue 17). */
+  walls = 0;
+  rateLimited = 0;
+  /** Holds set on hosts and on addresses (src/fetch/politeness.ts), and the causes of the host holds (`429`, `503`, `challenge:<vendor>`). */
+  readonly backoffs = { hosts: 0, ips: 0 };
+  readonly backoffCauses: Record<string, number> = {};
+
+  countBackoff(scope: 'host' | 'ip', cause: string): void {
+    if (scope === 'ip') return void this.backoffs.ips++;
+    this.backoffs.hosts++;
+    this.backoffCauses[cause] = (this.backoffCauses[cause] ?? 0) + 1;
+  }
 
   countCheckpoint(pauseMs: number, durationMs: number): void {
     this.checkpoints.count++;
@@ -31,6 +43,8 @@ export class RunStats {
     this.requests++;
     if (typeof r.bytes === 'number') this.bytes += r.bytes;
     if (r.error) this.fetchErrors[r.error] = (this.fetchErrors[r.error] ?? 0) + 1;
+    if (r.error === 'challenge') this.walls++;
+    else if (r.status_code === 429) this.rateLimited++;
   }
 
   countFile(fileKind: string, status: string): void {
@@ -40,8 +54,8 @@ export class RunStats {
 
   /** Counters carried across a resumed run's attempts. */
   toJSON() {
-    const { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus } = this;
-    return { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus, elapsedMs: Date.now() - this.startedAt };
+    const { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus, walls, rateLimited, backoffs, backoffCauses } = this;
+    return { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus, walls, rateLimited, backoffs, backoffCauses, elapsedMs: Date.now() - this.startedAt };
   }
 
   restore(saved: unknown): void {
@@ -54,6 +68,11 @@ export class RunStats {
     this.bytes = s.bytes;
     Object.assign(this.fetchErrors, s.fetchErrors);
     Object.assign(this.fileStatus, s.fileStatus);
+    // Checkpoints written before issue 17 carry no back-off counters.
+    this.walls = s.walls ?? 0;
+    this.rateLimited = s.rateLimited ?? 0;
+    Object.assign(this.backoffs, s.backoffs ?? {});
+    Object.assign(this.backoffCauses, s.backoffCauses ?? {});
     this.startedAt -= s.elapsedMs;
   }
 
@@ -74,6 +93,9 @@ export class RunStats {
       rate_per_s: elapsedS > 0 ? Math.round((this.targetsDone / elapsedS) * 10) / 10 : 0,
       fetch_errors: { ...this.fetchErrors },
       file_status: { ...this.fileStatus },
+      walls: this.walls,
+      rate_limited: this.rateLimited,
+      backoffs: { hosts: this.backoffs.hosts, ips: this.backoffs.ips, causes: { ...this.backoffCauses } },
       checkpoints: { count: this.checkpoints.count, max_pause_ms: round1(this.checkpoints.maxPauseMs), max_duration_ms: Math.round(this.checkpoints.maxDurationMs) },
     };
   }

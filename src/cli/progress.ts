@@ -43,7 +43,9 @@ export function formatLine(s: ReturnType<RunStats['snapshot']>): string {
     .slice(0, 4)
     .map(([k, v]) => `${k}:${v}`)
     .join(' ');
-  return `[${s.phase}] ${done} targets, ${s.rate_per_s}/s${eta} · ${s.requests} req · ${fmtBytes(s.bytes)} · queue ${s.queued}${errors ? ' · ' + errors : ''}`;
+  // Bot walls, 429s and the holds they set (issue 17): shown once there is any.
+  const walls = s.walls || s.rate_limited ? ` · walls ${s.walls} · 429 ${s.rate_limited} · held ${s.backoffs.hosts} hosts/${s.backoffs.ips} ips` : '';
+  return `[${s.phase}] ${done} targets, ${s.rate_per_s}/s${eta} · ${s.requests} req · ${fmtBytes(s.bytes)} · queue ${s.queued}${walls}${errors ? ' · ' + errors : ''}`;
 }
 
 export function fmtBytes(n: number): string {

@@ -5,6 +5,7 @@ import { parseConnectTo, type ConnectTo } from './connect-to.js';
 import { parseAllowCidr } from './address-guard.js';
 import { dnsResolver, type HostResolver } from './dns-cache.js';
 import { formatDnsServer, parseDnsServer } from './dns-servers.js';
+import type { BackoffListener } from './politeness.js';
 import { fetchKinds, type FetchKind } from './types.js';
 
 const KiB = 1024;
@@ -45,7 +46,7 @@ export interface FetchConfig {
   /** How long a host that answered with a bot wall (challenge.ts) is held, unless its Retry-After says otherwise (capped by maxRetryAfterMs). @default 5000 */
   wallHoldMs: number;
   /** Told of every hold set, for the run's counters. @default none */
-  onBackoff: ((scope: 'host' | 'ip', key: string, ms: number) => void) | null;
+  onBackoff: BackoffListener | null;
   /** Host name → addresses. Injectable so tests need no DNS. @default c-ares resolve4 then resolve6, asking dnsServers */
   resolver: HostResolver;
   /** Resolvers asked (`--dns-server`), as `ADDR:PORT` / `[IPv6]:PORT`; empty = the system's (/etc/resolv.conf). @default [] */

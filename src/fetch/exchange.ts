@@ -201,7 +201,7 @@ export async function sendHop(url: URL, headers: Record<string, string>, budget:
     const wall = challengeFromHeaders(status, r.res.headers) ?? (mayBeChallenge(status) ? await peekWall(r) : null);
     if (wall !== null) {
       const hold = Math.min(retryAfter ?? config.wallHoldMs, config.maxRetryAfterMs);
-      politeness.backOff(r.target.host, hold, ipKeyOf(r.target), Math.min(hold, config.ipBackoffMs));
+      politeness.backOff(r.target.host, hold, ipKeyOf(r.target), Math.min(hold, config.ipBackoffMs), `challenge:${wall}`);
       return { response: r, error: null, wall, ip: seen.ip, attempts };
     }
     if (!isTransientStatus(status)) return { response: r, error: null, wall: null, ip: seen.ip, attempts };
@@ -210,7 +210,7 @@ export async function sendHop(url: URL, headers: Record<string, string>, budget:
     // after a 429 the address behind it too, briefly (a CDN address serves many other sites).
     const wait = retryAfter ?? backoffMs(attempts, config.retryBaseMs, config.retryMaxMs, config.random);
     const hold = Math.min(wait, config.maxRetryAfterMs);
-    politeness.backOff(r.target.host, hold, ipKeyOf(r.target), status === 429 ? Math.min(hold, config.ipBackoffMs) : 0);
+    politeness.backOff(r.target.host, hold, ipKeyOf(r.target), status === 429 ? Math.min(hold, config.ipBackoffMs) : 0, String(status));
     const tooLong = retryAfter !== null && retryAfter > config.maxRetryAfterMs;
     if (attempts > config.retries || tooLong || budget.remainingMs <= 0) return { response: r, error: null, wall: null, ip: seen.ip, attempts };
     await discard(r);

@@ -125,6 +125,9 @@ export class HostClocks {
   }
 }
 
+/** Told of each hold: its scope, the host or address key, how long, and why (`429`, `503`, `challenge:<vendor>`, …). */
+export type BackoffListener = (scope: 'host' | 'ip', key: string, ms: number, cause: string) => void;
+
 export interface PolitenessOptions {
   perHost: number;
   perIp: number;
@@ -132,7 +135,7 @@ export interface PolitenessOptions {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Told of every hold set (a 429, a 503 with Retry-After, a bot wall), for the run's counters. */
-  onBackoff?: ((scope: 'host' | 'ip', key: string, ms: number) => void) | undefined;
+  onBackoff?: BackoffListener | undefined;
 }
 
 /** The slots one HTTP exchange must hold: host, then address, then a global one (fixed order: no deadlock). */
@@ -152,17 +155,17 @@ export class Politeness {
   }
 
   /** Holds `host` back for `hostMs` and the address `ip` for `ipMs` (0 = not held); counted once per scope. */
-  backOff(host: string, hostMs: number, ip: string | null, ipMs: number): void {
+  backOff(host: string, hostMs: number, ip: string | null, ipMs: number, cause: string): void {
     const now = this.o.now();
     if (hostMs > 0) {
       this.clocks.defer(host, now + hostMs);
       this.backoffs.hosts++;
-      this.o.onBackoff?.('host', host, hostMs);
+      this.o.onBackoff?.('host', host, hostMs, cause);
     }
     if (ip !== null && ipMs > 0) {
       this.ipClocks.defer(ip, now + ipMs);
       this.backoffs.ips++;
-      this.o.onBackoff?.('ip', ip, ipMs);
+      this.o.onBackoff?.('ip', ip, ipMs, cause);
     }
   }
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import v8 from 'node:v8';
 import { crawl, CRAWL_LIMITS } from '../../../pipelines/crawl.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
-import { FETCH_DEFAULTS, formatDnsServer, parseAllowCidr, parseConnectTo, parseDnsServer } from '../../fetch/index.js';
+import { formatDnsServer, parseAllowCidr, parseConnectTo, parseDnsServer } from '../../fetch/index.js';
 import { parseShard } from '../../util/shard.js';
 import { parseLocationFlag, readLocationTable } from '../../resolve/sellers-location.js';
 import { loadAgentsCatalogue, type AgentsCatalogue } from '../../resolve/agents-catalogue.js';
@@ -10,6 +10,7 @@ import { intFlag, parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
 import { UsageError } from '../usage-error.js';
+import { KNOB_FLAGS, KNOBS_USAGE, resolveKnobs } from '../crawl-knobs.js';
 
 const usage = `Usage: adsnap crawl --domains FILE [--apps FILE] --out DIR [options]
 
@@ -58,9 +59,6 @@ Fetching:
   --allow-addresses CIDR  let DNS answers in this network through the private-address guard
                           (repeatable; a test network such as simweb --dns; never a default;
                           recorded in the run manifest)
-  --concurrency N         subjects crawled at once (default 64, at most 4096)
-  --per-host N            requests at once per host (default 1, at most 64)
-  --per-ip N              requests at once per resolved IP address (default ${FETCH_DEFAULTS.perIp}, at most 4096)
   --user-agent S          User-Agent header (default names adsnap and its URL)
   --obey-robots MODE      'store' (default: store pages obey robots.txt; ads.txt, app-ads.txt and
                           sellers.json are fetched and their robots verdict recorded) or 'all'
@@ -90,6 +88,8 @@ Scale-out (one snapshot over many machines, on an existing engine such as Kubern
                           'intermediaries' (the sellers.json rounds after the ad systems') runs once,
                           as --shard 0/N. All stages take the same arguments. The union of the
                           shards' tables equals a single-machine run.
+
+${KNOBS_USAGE}
 
 Reporting:
   --progress MODE         'tty' (status line), 'json' (JSON lines on stderr), 'none'
@@ -142,9 +142,7 @@ export const command: Command = {
       'dns-server': { type: 'string', multiple: true },
       'dns-timeout': { type: 'string' },
       'allow-addresses': { type: 'string', multiple: true },
-      concurrency: { type: 'string' },
-      'per-host': { type: 'string' },
-      'per-ip': { type: 'string' },
+      ...KNOB_FLAGS,
       'user-agent': { type: 'string' },
       'obey-robots': { type: 'string' },
       'no-sellers': { type: 'boolean' },
@@ -231,12 +229,12 @@ export const command: Command = {
     if (runId !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(runId)) throw new UsageError(`--run-id must be a plain name of 1–80 letters, digits, '-' or '_', got ${JSON.stringify(runId)}`);
     if ((values.domains === '-' || values.apps === '-') && runId === undefined) throw new UsageError('a list read from stdin needs --run-id NAME (the run is recognised by it, and checked against the bytes read)');
     if (values.domains === '-' && values.apps === '-') throw new UsageError('only one of --domains and --apps can be stdin');
-    const concurrency = intFlag('concurrency', values.concurrency, 64, 1, CRAWL_LIMITS.concurrency);
+    // Time-outs, caps, retries, holds, DNS cache, concurrency: flags over --config FILE (crawl-knobs.ts).
+    const knobs = await resolveKnobs(values);
+    const concurrency = knobs.concurrency;
     const limit = values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0);
     const checkpointSeconds = intFlag('checkpoint-interval', values['checkpoint-interval'], 300, 0, CRAWL_LIMITS.checkpointSeconds);
     const logIntervalMs = intFlag('log-interval', values['log-interval'], 10, 1, 86_400) * 1000;
-    const perHost = values['per-host'] === undefined ? undefined : intFlag('per-host', values['per-host'], 1, 1, 64);
-    const perIp = values['per-ip'] === undefined ? undefined : intFlag('per-ip', values['per-ip'], FETCH_DEFAULTS.perIp, 1, 4096);
 
     tuneHeapForCrawling();
     const controller = new AbortController();
@@ -283,13 +281,13 @@ export const command: Command = {
         now,
         signal: controller.signal,
         stats,
+        configFile: knobs.configFile,
         fetch: {
           connectTo,
           caCerts,
           ...network,
           ...(values['user-agent'] ? { userAgent: values['user-agent'] } : {}),
-          ...(perHost !== undefined ? { perHost } : {}),
-          ...(perIp !== undefined ? { perIp } : {}),
+          ...knobs.fetch,
         },
       });
       progress.stop();

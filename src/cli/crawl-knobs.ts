@@ -1,0 +1,175 @@
+import { readFile } from 'node:fs/promises';
+import { FETCH_DEFAULTS, fetchKinds, resolveFetchConfig, type FetchKind, type FetchOptions } from '../fetch/index.js';
+import { UsageError } from './usage-error.js';
+
+/**
+ * The crawl's operating knobs (issue 17): time-outs and byte caps per file kind, retries and
+ * holds, DNS cache, concurrency and politeness, from flags and from `--config FILE` (a JSON
+ * object whose keys are the flags' names; a flag given on the command line wins over the file).
+ * Everything is checked here, at the edge, with bounds, before the crawl starts; the run
+ * manifest echoes the values used (src/fetch/knobs-manifest.ts). docs/guide/operating.md is the
+ * table of them.
+ */
+
+type Values = Record<string, string | boolean | Array<string | boolean> | undefined>;
+
+const HOUR_MS = 3_600_000;
+const GiB = 2 ** 30;
+
+/** A number knob: the flag, the FetchOptions key it sets (null: a crawl option) and its bounds. */
+interface NumberKnob {
+  flag: string;
+  key: keyof FetchOptions | null;
+  min: number;
+  max: number;
+}
+
+/** The fetch layer's defaults, stated once in src/fetch/config.ts: the usage text reads them from there. */
+const D = resolveFetchConfig({ resolver: async () => [] });
+const KiB = 1024;
+const size = (n: number) => (n % 2 ** 20 === 0 ? `${n / 2 ** 20} MiB` : `${n / KiB} KiB`);
+
+export const CRAWL_DEFAULT_CONCURRENCY = 64;
+
+export const NUMBER_KNOBS: readonly NumberKnob[] = [
+  { flag: 'concurrency', key: null, min: 1, max: 4096 },
+  { flag: 'per-host', key: 'perHost', min: 1, max: 64 },
+  { flag: 'per-ip', key: 'perIp', min: 1, max: 4096 },
+  { flag: 'connect-timeout', key: 'connectTimeoutMs', min: 1, max: HOUR_MS },
+  { flag: 'headers-timeout', key: 'headersTimeoutMs', min: 1, max: HOUR_MS },
+  { flag: 'retries', key: 'retries', min: 0, max: 10 },
+  { flag: 'retry-base', key: 'retryBaseMs', min: 0, max: HOUR_MS },
+  { flag: 'retry-max', key: 'retryMaxMs', min: 0, max: HOUR_MS },
+  { flag: 'max-retry-after', key: 'maxRetryAfterMs', min: 0, max: HOUR_MS },
+  { flag: 'wall-hold', key: 'wallHoldMs', min: 0, max: HOUR_MS },
+  { flag: 'ip-backoff', key: 'ipBackoffMs', min: 0, max: HOUR_MS },
+  { flag: 'dns-cache-size', key: 'dnsCacheSize', min: 1, max: 10_000_000 },
+  { flag: 'dns-ttl', key: 'dnsTtlMs', min: 0, max: 24 * HOUR_MS },
+  { flag: 'dns-negative-ttl', key: 'dnsNegativeTtlMs', min: 0, max: 24 * HOUR_MS },
+  { flag: 'keep-alive', key: 'keepAliveTimeoutMs', min: 1, max: HOUR_MS },
+];
+
+/** Per-kind knobs: `--timeout [KIND=]MS`, `--max-bytes [KIND=]N` (repeatable; no KIND = every kind). */
+const KIND_KNOBS = [
+  { flag: 'timeout', key: 'totalTimeoutMs', min: 1, max: 24 * HOUR_MS },
+  { flag: 'max-bytes', key: 'maxBytes', min: 1, max: 4 * GiB },
+] as const;
+
+/** Keys the config file may also hold that other flags own (passed through as they are given). */
+const PASS_THROUGH = { 'user-agent': 'userAgent', 'dns-server': 'dnsServers', 'dns-timeout': 'dnsTimeoutMs' } as const;
+
+/** For parseCommandArgs: the flags this module reads (concurrency, per-host, per-ip included). */
+export const KNOB_FLAGS = {
+  config: { type: 'string' },
+  ...Object.fromEntries(NUMBER_KNOBS.map((k) => [k.flag, { type: 'string' }])),
+  timeout: { type: 'string', multiple: true },
+  'max-bytes': { type: 'string', multiple: true },
+} as const satisfies Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+
+export const KNOBS_USAGE = `Operating knobs (docs/guide/operating.md; all echoed in the run manifest under "fetch"):
+  --config FILE           JSON object of these knobs by flag name, e.g. {"per-ip": 8,
+                          "timeout": {"ads.txt": 20000}, "retries": 1}; flags win over the file
+  --concurrency N         subjects crawled at once (default ${CRAWL_DEFAULT_CONCURRENCY}, at most 4096)
+  --per-host N            requests at once per host (default ${FETCH_DEFAULTS.perHost}, at most 64)
+  --per-ip N              requests at once per resolved IP address (default ${FETCH_DEFAULTS.perIp}, at most 4096)
+  --connect-timeout MS    TCP + TLS connect deadline (default ${D.connectTimeoutMs})
+  --headers-timeout MS    from request sent to response headers, per hop (default ${D.headersTimeoutMs})
+  --timeout [KIND=]MS     whole-chain budget per file kind (repeatable; default ${D.totalTimeoutMs['ads.txt']}, sellers.json ${D.totalTimeoutMs['sellers.json']})
+  --max-bytes [KIND=]N    body byte cap per file kind, after decompression (repeatable; default
+                          ads.txt/app-ads.txt ${size(D.maxBytes['ads.txt'])}, robots.txt ${size(D.maxBytes['robots.txt'])}, sellers.json ${size(D.maxBytes['sellers.json'])}, store_page ${size(D.maxBytes.store_page)})
+  --retries N             retries of a reset, 408, 429, 502, 503, 504 per hop (default ${D.retries}, at most 10)
+  --retry-base MS, --retry-max MS  backoff between retries, doubling with jitter (default ${D.retryBaseMs}, ${D.retryMaxMs})
+  --max-retry-after MS    longest Retry-After waited for; longer ends the request (default ${D.maxRetryAfterMs})
+  --wall-hold MS          hold on a host that answered with a bot wall (default ${D.wallHoldMs})
+  --ip-backoff MS         hold on the address behind a 429 or a wall (default ${D.ipBackoffMs})
+  --dns-cache-size N      DNS answers kept, LRU (default ${D.dnsCacheSize}); --dns-ttl MS, --dns-negative-ttl MS
+                          (default ${D.dnsTtlMs}, ${D.dnsNegativeTtlMs})
+  --keep-alive MS         idle time of a kept-alive connection (default ${D.keepAliveTimeoutMs})`;
+
+export interface Knobs {
+  concurrency: number;
+  fetch: FetchOptions;
+  /** The config file read, or null. */
+  configFile: string | null;
+}
+
+function intOf(name: string, v: unknown, min: number, max: number): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** `KIND=N` or `N` entries (flags) or a number / { KIND: N } object (config) → a partial per-kind map. */
+function perKind(name: string, v: unknown, min: number, max: number): Partial<Record<FetchKind, number>> {
+  const out: Partial<Record<FetchKind, number>> = {};
+  const set = (kind: string | null, n: unknown) => {
+    if (kind !== null && !fetchKinds.includes(kind as FetchKind)) throw new UsageError(`${name}: unknown file kind ${JSON.stringify(kind)} (kinds: ${fetchKinds.join(', ')})`);
+    const value = intOf(kind === null ? name : `${name} ${kind}`, n, min, max);
+    for (const k of kind === null ? fetchKinds : [kind as FetchKind]) out[k] = value;
+  };
+  if (typeof v === 'number') set(null, v);
+  else if (Array.isArray(v)) {
+    for (const e of v) {
+      const s = String(e);
+      const eq = s.lastIndexOf('=');
+      if (eq < 0) set(null, s);
+      else set(s.slice(0, eq), s.slice(eq + 1));
+    }
+  } else if (v !== null && typeof v === 'object') for (const [k, n] of Object.entries(v)) set(k, n);
+  else throw new UsageError(`${name} must be a number or an object of file kind → number, got ${JSON.stringify(v)}`);
+  return out;
+}
+
+/** Reads `--config FILE`: a JSON object whose keys are known flag names. */
+export async function readConfigFile(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--config ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--config ${file}: not JSON (${(err as Error).message})`);
+  }
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new UsageError(`--config ${file}: must hold a JSON object of knobs by flag name`);
+  const known = new Set<string>([...NUMBER_KNOBS.map((k) => k.flag), ...KIND_KNOBS.map((k) => k.flag), ...Object.keys(PASS_THROUGH)]);
+  const unknown = Object.keys(obj).filter((k) => !known.has(k));
+  if (unknown.length > 0) throw new UsageError(`--config ${file}: unknown knob${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')} (known: ${[...known].sort().join(', ')})`);
+  return obj as Record<string, unknown>;
+}
+
+/** The knobs from `--config FILE` and the flags (flags win), checked. Throws UsageError naming the knob. */
+export async function resolveKnobs(values: Values): Promise<Knobs> {
+  const configFile = typeof values.config === 'string' ? values.config : null;
+  const file = configFile === null ? {} : await readConfigFile(configFile);
+  const where = (flag: string, fromFlag: boolean) => (fromFlag ? `--${flag}` : `--config ${configFile}: ${flag}`);
+  const fetch: Record<string, unknown> = {};
+  let concurrency = CRAWL_DEFAULT_CONCURRENCY;
+  for (const k of NUMBER_KNOBS) {
+    const fromFlag = values[k.flag] !== undefined;
+    const raw = fromFlag ? values[k.flag] : file[k.flag];
+    if (raw === undefined) continue;
+    const n = intOf(where(k.flag, fromFlag), raw, k.min, k.max);
+    if (k.key === null) concurrency = n;
+    else fetch[k.key] = n;
+  }
+  for (const k of KIND_KNOBS) {
+    // The file's map first, then the flags' entries over it (a flag for one kind keeps the file's others).
+    const merged = { ...(file[k.flag] !== undefined ? perKind(where(k.flag, false), file[k.flag], k.min, k.max) : {}), ...(values[k.flag] !== undefined ? perKind(where(k.flag, true), values[k.flag], k.min, k.max) : {}) };
+    if (Object.keys(merged).length > 0) fetch[k.key] = merged;
+  }
+  for (const [flag, key] of Object.entries(PASS_THROUGH)) {
+    const v = file[flag];
+    if (v === undefined || values[flag] !== undefined) continue;
+    if (flag === 'dns-server') {
+      if (!Array.isArray(v) || !v.every((s) => typeof s === 'string')) throw new UsageError(`${where(flag, false)} must be a list of ADDR[:PORT] strings`);
+      fetch[key] = v;
+    } else if (flag === 'dns-timeout') fetch[key] = intOf(where(flag, false), v, 1, HOUR_MS);
+    else if (typeof v !== 'string' || v.trim() === '' || /[\r\n]/.test(v)) throw new UsageError(`${where(flag, false)} must be a non-empty single-line string`);
+    else fetch[key] = v;
+  }
+  return { concurrency, fetch: fetch as FetchOptions, configFile };
+}
