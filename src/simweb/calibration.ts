@@ -162,3 +162,83 @@ export const HOSTILE_SHARE = 0.002;
 export const ROOTS_PER_PARTNER = 50;
 /** Managed-ads.txt hosts that sites redirect their /ads.txt to (one per ~500 roots, at least 2). */
 export const ROOTS_PER_MANAGER = 500;
+
+/*
+ * ---- The network behind real DNS (issue 17: `simweb --dns`; net-layout.ts) ----
+ * These apply to the listed synthetic root domains only (their www and subdomains share the
+ * root's zone, so its fate); ad systems, managed-ads.txt hosts, partners, developers, stores,
+ * hostile and fixture hosts always resolve, so that a DNS failure never hides what the other
+ * outcomes test.
+ */
+
+/**
+ * How a listed name resolves (weights).
+ * - nxdomain 2.7 %, servfail 0.5 %: DNS Institute, "Tranco top million" (2020-08-26 list):
+ *   27,299 of the names did not exist (NXDOMAIN) and 5,174 gave SERVFAIL
+ *   (http://dnsinstitute.com/research/2020/top-million-202008.html).
+ * - refused 0.2 %, timeout 0.3 %: assumption. The same institute's audit of the top name of each
+ *   TLD found name servers that refuse or time out (lame delegations, nameservers with TCP
+ *   time-outs: .../2021/top-domain-for-each-tld-analysis-summary-20210226.html), but gives no
+ *   share over a full list; we take them below SERVFAIL, which a recursive resolver returns for
+ *   most lame delegations.
+ * - no_address 0.4 %: assumption: names that exist with no A/AAAA at the apex (mail-only or
+ *   parked zones), so the resolver answers NOERROR with no data.
+ * A crawl of a real top list sees more dead sites than DNS failures (27.6 % of a top 10M "dead"
+ * in T. Wang, https://tonywang.io/blog/top-10-million-sites-27-percent-dead, 2024); the rest of
+ * that share is connect failures and HTTP errors, modelled elsewhere (SYN_DEAD_SHARE, the HTTP mix).
+ */
+export const DNS_FATE_WEIGHTS = { ok: 0.959, nxdomain: 0.027, servfail: 0.005, refused: 0.002, timeout: 0.003, no_address: 0.004 } as const;
+
+/**
+ * Share of resolutions that are slow (answered after DNS_SLOW_MS), e.g. a far authoritative
+ * server or a first, uncached lookup. Assumption: 3 %, 200–1500 ms, under the crawl's 5 s DNS
+ * time-out so that they succeed.
+ */
+export const DNS_SLOW_SHARE = 0.03;
+export const DNS_SLOW_MS = { min: 200, max: 1500 } as const;
+
+/**
+ * CDN-style sharing: share of listed sites behind a CDN, and the addresses they share.
+ * HTTP Archive's December 2018 crawl of the CrUX origins detected a CDN on ~17 % of pages
+ * (our sum of the post's table: 3.16M of ~3.8M pages with no CDN; Cloudflare 307k, Akamai 52k,
+ * CloudFront 47k, Fastly 42k;
+ * https://discuss.httparchive.org/t/cdn-usage-december-2018/1538); "Measuring the
+ * Consolidation of DNS and Web Hosting Providers" (arXiv:2110.15345) find Cloudflare and Amazon
+ * alone hosting a large share of the Tranco top 1M and more at the top. A top-list crawl
+ * therefore meets a third or more of its sites on a few providers; we take 35 %, on 40 addresses
+ * ("a few dozen": a CDN answers from a small anycast set per region).
+ */
+export const CDN_SHARE = 0.35;
+export const CDN_ADDRESSES = 40;
+
+/**
+ * The other sites spread over shared-hosting addresses: one address per SITES_PER_SHARED_ADDRESS
+ * sites (assumption: shared hosting puts several sites on one address; the DNS Institute found
+ * the top million's 2.46M NS names on only 175k addresses, the same kind of sharing one level
+ * down), between 64 and 2,048 addresses (each is bound on ports 80 and 443).
+ */
+export const SITES_PER_SHARED_ADDRESS = 8;
+export const SHARED_ADDRESSES = { min: 64, max: 2048 } as const;
+
+/**
+ * Share of listed sites whose address never answers a SYN (a firewall that drops, a host that is
+ * gone while its DNS stays): the crawl's connect time-out path. Assumption: 2 %, part of the
+ * "dead" share above that is neither a DNS failure nor an HTTP answer.
+ */
+export const SYN_DEAD_SHARE = 0.02;
+
+/**
+ * IPv6-only sites (AAAA, no A). Common Crawl's IPv6 survey of 100k hosts found 36.9 % reachable
+ * over IPv6 and 61.9 % with no AAAA (https://commoncrawl.github.io/ipv6-analysis); sites with
+ * *only* an AAAA are rare enough that no survey we found counts them. Assumption: 0.2 %, so a
+ * 10k-site crawl meets a couple of dozen.
+ */
+export const IPV6_ONLY_SHARE = 0.002;
+
+/**
+ * Share of names answered through a CNAME chain, and the chain's length. Assumption: every CDN
+ * site (CNAME to the provider's edge name, as CDN onboarding asks) and 10 % of the others
+ * (hosting platforms), with 1–3 links.
+ */
+export const CNAME_SHARE_SHARED = 0.1;
+export const CNAME_MAX_LINKS = 3;

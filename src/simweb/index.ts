@@ -6,7 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fixtureBehaviour, fixtureRoute, loadFixtures, type FixtureHost } from './fixtures.js';
-import { HOSTILE_KINDS, hostileName } from './names.js';
+import { HOSTILE_KINDS, hostileName, parseSyntheticHost } from './names.js';
+import { startRealDns, type SimwebDns } from './real-dns.js';
 import type { HostBehaviour, HostSpec, Route } from './route.js';
 import { SimwebServer, type RequestInfo, type Resolver, type SimwebStats } from './server.js';
 import { SyntheticWeb } from './synthetic-web.js';
@@ -38,6 +39,12 @@ export interface SimwebOptions {
   port?: number;
   /** Called after each request is answered (tests use it to see what a crawl asked for). */
   onRequest?: (info: RequestInfo) => void;
+  /**
+   * Also run a DNS server on 127.0.0.1:port (0: any free port) and serve ports 80/443 of the
+   * addresses it hands out (issue 17; real-dns.ts). Needs root or CAP_NET_BIND_SERVICE.
+   * @default null (--connect-to only)
+   */
+  dns?: { port?: number } | null;
 }
 
 export interface Simweb {
@@ -49,6 +56,8 @@ export interface Simweb {
   connectArgs: string[];
   /** The CA, to issue more certificates (e.g. for other test servers). */
   ca: TestCa;
+  /** The DNS side when started with `dns` (its `crawlArgs` and `--cacert caCertPath` point a crawl here), else null. */
+  dns: SimwebDns | null;
   /** The synthetic root domains, in rank order. */
   domains(): Iterable<string>;
   /** Store URLs of the synthetic apps. */
@@ -110,8 +119,28 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
+  let dns: SimwebDns | null = null;
+  if (options.dns) {
+    const seed = o.seed;
+    try {
+      dns = await startRealDns(server, {
+        port: options.dns.port ?? 0,
+        seed,
+        hosts: o.hosts,
+        // Listed synthetic roots fail and spread as calibrated; every other name resolves.
+        listedRoot: (host) => {
+          const p = fixtures.has(host) ? null : parseSyntheticHost(seed, host);
+          return p && p.cls === 'root' && p.index >= 1 && p.index <= o.hosts ? p.root : null;
+        },
+      });
+    } catch (err) {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
   return {
-    port, caCertPem: ca.certPem, caCertPath, ca,
+    port, caCertPem: ca.certPem, caCertPath, ca, dns,
     connectArgs: ['--connect-to', `:80:127.0.0.1:${port}`, '--connect-to', `:443:127.0.0.1:${port}`, '--cacert', caCertPath],
     domains: () => web.domains(),
     apps: () => web.appUrls(),
@@ -125,6 +154,7 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
     },
     stats: () => structuredClone(server.stats),
     async close() {
+      await dns?.close();
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },
@@ -135,4 +165,6 @@ export { createTestCa, type TestCa, type PemPair, type LeafOptions } from './tls
 export type { HostSpec, HostBehaviour, ExpectedFile, Route } from './route.js';
 export type { RequestInfo, SimwebStats } from './server.js';
 export { HOSTILE_KINDS, type HostileKind } from './names.js';
+export { SimwebBindError, type SimwebDns } from './real-dns.js';
+export type { NamePlan, DnsFate, Placement } from './net-layout.js';
 export { hostileExpectation } from './synthetic-web.js';

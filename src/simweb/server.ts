@@ -63,6 +63,7 @@ function etagOf(b: Buffer): string {
 export class SimwebServer {
   readonly stats: SimwebStats = { requests: 0, connections: 0, tlsHandshakes: 0, tlsAborted: 0, certsIssued: 0, byStatus: {} };
   private readonly tcp: net.Server;
+  private readonly extra: net.Server[] = [];
   private readonly http: http.Server;
   private readonly https: https.Server;
   private readonly sockets = new Set<net.Socket>();
@@ -88,7 +89,23 @@ export class SimwebServer {
     });
   }
 
+  /**
+   * Also accepts connections on host:port, served exactly as the main port (issue 17: simweb --dns
+   * binds ports 80 and 443 of many 127.x addresses). Rejects with the listen error (EACCES, EADDRINUSE).
+   */
+  listenAlso(port: number, host: string): Promise<void> {
+    const extra = net.createServer((socket) => this.accept(socket));
+    return new Promise((resolve, reject) => {
+      extra.once('error', reject);
+      extra.listen(port, host, () => {
+        this.extra.push(extra);
+        resolve();
+      });
+    });
+  }
+
   async close(): Promise<void> {
+    for (const e of this.extra.splice(0)) e.close();
     const closed = new Promise<void>((r) => this.tcp.close(() => r()));
     for (const s of this.sockets) s.destroy();
     this.http.closeAllConnections();

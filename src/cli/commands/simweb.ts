@@ -6,7 +6,7 @@ import { intFlag, parseCommandArgs } from '../args.js';
 import { UsageError } from '../usage-error.js';
 
 const usage = `Usage: adsnap simweb [--hosts N] [--seed S] [--list FILE] [--app-list FILE] [--apps N]
-                     [--fixtures DIR] [--latency MIN-MAX] [--no-hostile] [--port P]
+                     [--fixtures DIR] [--latency MIN-MAX] [--no-hostile] [--port P] [--dns PORT]
 
 Serves the simulated web on 127.0.0.1 (HTTP and HTTPS on one port) until interrupted.
 The first stdout line is the flags that point a crawl at it:
@@ -21,6 +21,12 @@ The first stdout line is the flags that point a crawl at it:
   --latency MIN-MAX  per-host answer delay in ms, e.g. 5-200 (default none)
   --no-hostile       do not sprinkle hostile hosts into the list (hostile-<kind>.test stay served)
   --port P           port to listen on (default: any free port)
+  --dns PORT         also answer DNS on 127.0.0.1:PORT (UDP and TCP; 0 = any free port) and serve
+                     ports 80/443 of the 127.B.x.y addresses it hands out (needs root or
+                     CAP_NET_BIND_SERVICE). The second stdout line is then the flags that point a
+                     crawl at it without --connect-to:
+                       --dns-server 127.0.0.1:<port> --allow-addresses <cidr>… --cacert <file>
+                     (docs/guide/real-web.md: failure shares, CDN sharing, SYN-dead hosts)
   --epoch E          night of the simulated web: at E > 0 a fixed 5% of sites serve a revised
                      ads.txt (for incremental-crawl tests and benchmarks; default 0)`;
 
@@ -63,6 +69,7 @@ export const command: Command = {
       'no-hostile': { type: 'boolean' },
       port: { type: 'string' },
       epoch: { type: 'string' },
+      dns: { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
     const hosts = intFlag('hosts', values.hosts, 1000, 0);
@@ -75,14 +82,23 @@ export const command: Command = {
       apps: intFlag('apps', values.apps, Math.max(10, Math.floor(hosts / 10)), 0),
       port: intFlag('port', values.port, 0, 0),
       epoch: intFlag('epoch', values.epoch, 0, 0),
+      dns: values.dns === undefined ? null : { port: intFlag('dns', values.dns, 0, 0, 65535) },
     };
     const { startSimweb } = await import('../../simweb/index.js');
-    const web = await startSimweb(options);
+    let web;
+    try {
+      web = await startSimweb(options);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SIMWEB_BIND') throw new UsageError((err as Error).message);
+      throw err;
+    }
     if (values.list) await writeLines(values.list, web.domains());
     if (values['app-list']) await writeLines(values['app-list'], web.apps());
     // Contract §1: the first stdout line is exactly the flags that point a crawl here.
     process.stdout.write(`--connect-to :80:127.0.0.1:${web.port} --connect-to :443:127.0.0.1:${web.port} --cacert ${web.caCertPath}\n`);
+    if (web.dns) process.stdout.write(`${[...web.dns.crawlArgs, '--cacert', web.caCertPath].join(' ')}\n`);
     process.stderr.write(`adsnap simweb: ${hosts} hosts (seed ${JSON.stringify(options.seed)}) on 127.0.0.1:${web.port}; Ctrl-C to stop\n`);
+    if (web.dns) process.stderr.write(`adsnap simweb: DNS on 127.0.0.1:${web.dns.port} (UDP, TCP); sites on ports 80/443 of ${web.dns.allowCidrs[0]}; IPv6-only sites on ${web.dns.ipv6Address}; SYN-dead addresses ${web.dns.synDeadVerified ? 'checked' : 'NOT checked (connects to them may be refused instead)'}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
@@ -90,6 +106,10 @@ export const command: Command = {
     });
     await web.close();
     const s = web.stats();
+    if (web.dns) {
+      const d = web.dns.stats();
+      process.stderr.write(`adsnap simweb: answered ${d.queries} DNS queries (${d.udp} UDP, ${d.tcp} TCP; ${Object.entries(d.byRcode).map(([k, v]) => `${k} ${v}`).join(', ')}; ${d.dropped} left unanswered)\n`);
+    }
     process.stderr.write(`adsnap simweb: served ${s.requests} requests over ${s.connections} connections\n`);
     return 0;
   },
