@@ -119,12 +119,12 @@ export function parseAllowCidr(spec: string): string {
   try {
     if (!s.includes('/')) {
       const a = ipaddr.parse(s);
-      return `${a.kind() === 'ipv4' ? a.toString() : (a as ipaddr.IPv6).toNormalizedString()}/${a.kind() === 'ipv4' ? 32 : 128}`;
+      return `${a.toString()}/${a.kind() === 'ipv4' ? 32 : 128}`;
     }
     if (!ipaddr.isValidCIDR(s)) throw new Error('bad');
     const [a, bits] = ipaddr.parseCIDR(s);
     // The network address itself (127.16.3.4/16 → 127.16.0.0/16), so the manifest says what is open.
-    const net = a.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(s).toString() : ipaddr.IPv6.networkAddressFromCIDR(s).toNormalizedString();
+    const net = a.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(s).toString() : ipaddr.IPv6.networkAddressFromCIDR(s).toString();
     return `${net}/${bits}`;
   } catch {
     throw new TypeError(`--allow-addresses ${JSON.stringify(spec)}: not an address or CIDR network (e.g. 127.16.0.0/16, ::1/128)`);
