@@ -1,6 +1,6 @@
 import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse/adstxt/index.js';
 import { HtmlSniffer } from '../src/parse/adstxt/html-sniffer.js';
-import { RobotsParser, verdicts, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
+import { RobotsParser, verdicts, type RobotsPolicy, type RobotsSemantics, type RobotsTxt } from '../src/parse/robots/index.js';
 import { SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
 import { LineCounter } from '../src/text/line-count.js';
 import { intermediaryToFetch } from '../src/resolve/intermediaries.js';
@@ -91,7 +91,7 @@ function looksLikeHtml(text: string): boolean {
 }
 
 /** robots_rules, robots_sitemaps, parse_issues of a parsed robots.txt and the verdicts of its policy; returns the rule count. */
-export function emitRobots(out: Rows, host: string, txt: RobotsTxt | null, policy: RobotsPolicy, agents: readonly string[], paths: readonly string[]): number {
+export function emitRobots(out: Rows, host: string, txt: RobotsTxt | null, policy: RobotsPolicy, agents: readonly string[], paths: readonly string[], semantics: RobotsSemantics): number {
   let rules = 0;
   if (txt) {
     for (const g of txt.groups) {
@@ -106,7 +106,7 @@ export function emitRobots(out: Rows, host: string, txt: RobotsTxt | null, polic
     for (const i of txt.issues) out.emit('parse_issues', issueRow(host, 'robots.txt', i));
   }
   for (const v of verdicts(policy, agents, paths)) {
-    out.emit('robots_verdicts', { host, user_agent: v.userAgent, path: v.path, allowed: v.allowed, matched_line: v.matchedLine, policy: v.policy });
+    out.emit('robots_verdicts', { host, user_agent: v.userAgent, path: v.path, allowed: v.allowed, matched_line: v.matchedLine, policy: v.policy, semantics });
   }
   return rules;
 }

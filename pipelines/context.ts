@@ -4,6 +4,7 @@ import type { SideParts, SnapshotWriter } from '../src/sink/index.js';
 import type { BodyStore } from '../src/store/body-store.js';
 import type { PreviousLookup } from './previous-lookup.js';
 import { RunStats } from './run-stats.js';
+import type { RobotsSemantics } from '../src/parse/robots/index.js';
 
 /** What every crawl job shares: the fetch stack, the snapshot writer, options and run counters. */
 export interface CrawlContext {
@@ -20,6 +21,8 @@ export interface CrawlContext {
     obeyRobots: 'store' | 'all';
     /** Product token used for adsnap's own robots.txt verdicts. */
     productToken: string;
+    /** The reading of robots.txt for every verdict of the run, adsnap's own included (--robots-semantics). */
+    robotsSemantics: RobotsSemantics;
   };
   signal: AbortSignal;
   /** Where fetched bodies are kept, content-addressed (DIR/_bodies), or null to keep none. */

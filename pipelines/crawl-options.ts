@@ -5,6 +5,7 @@ import type { RunLockOptions } from '../src/store/run-lock.js';
 import type { RunStats } from './run-stats.js';
 import type { Stage } from './shard-exchange.js';
 import { checkLocation } from '../src/resolve/sellers-location.js';
+import { isRobotsSemantics, type RobotsSemantics } from '../src/parse/robots/index.js';
 import type { AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
 export interface CrawlOptions {
@@ -33,6 +34,11 @@ export interface CrawlOptions {
   agentsCatalogue?: AgentsCatalogue;
   /** @default 'store' */
   obeyRobots?: 'store' | 'all';
+  /**
+   * The reading of robots.txt for the run's verdicts and its own obedience: 'rfc' (RFC 9309) or
+   * 'google' (Google's reference matcher; docs/reference/robots-semantics.md). @default 'rfc'
+   */
+  robotsSemantics?: RobotsSemantics;
   /** Fetch the sellers.json of every ad system named (and of the intermediaries they name). @default true */
   sellers?: boolean;
   /**
@@ -141,6 +147,7 @@ export function validateCrawlOptions(o: CrawlOptions): void {
     throw new TypeError(`the intermediaries stage runs once, as shard 0 of ${o.shard.count} (each round needs every file of the round before): run it with --shard 0/${o.shard.count}`);
   }
   if (o.now !== undefined && Number.isNaN(o.now.getTime())) throw new TypeError('now must be a valid time');
+  if (o.robotsSemantics !== undefined && !isRobotsSemantics(o.robotsSemantics)) throw new TypeError(`robotsSemantics must be 'rfc' or 'google', got ${JSON.stringify(o.robotsSemantics)}`);
   if (o.agentsCatalogue !== undefined && (!Array.isArray(o.agentsCatalogue?.agents) || typeof o.agentsCatalogue.sha256 !== 'string')) {
     throw new TypeError('agentsCatalogue must be a catalogue read by loadAgentsCatalogue or parseAgentsCatalogue');
   }

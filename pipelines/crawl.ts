@@ -134,6 +134,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       agents: catalogue.agents.map((a) => a.token),
       obeyRobots: options.obeyRobots ?? 'store',
       productToken,
+      robotsSemantics: options.robotsSemantics ?? 'rfc',
     },
   };
   const referrals = new Referrals();
@@ -352,7 +353,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       input_fingerprints: inputs.fingerprints,
       // Every fetch knob as used, from defaults, --config FILE or flags (issue 17; src/fetch/knobs-manifest.ts).
       fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
       // Resolvers asked and every exemption from the address guard (issue 17: --dns-server, --allow-addresses).
       network: networkManifest(fetchConfig),
       sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,
@@ -410,6 +411,8 @@ function runIdentity(o: CrawlOptions, stage: Stage | 'all'): Record<string, unkn
     limit: o.limit ?? null,
     zipEntry: o.zipEntry ?? null,
     obeyRobots: o.obeyRobots ?? 'store',
+    // Named only when not the default, so that the ids of runs started before the option stay the same.
+    ...(o.robotsSemantics === 'google' ? { robotsSemantics: 'google' } : {}),
     sellers: o.sellers !== false,
     ...sellersIdentity(o),
     ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}`, stage } : {}),

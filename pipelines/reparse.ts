@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Row, TableName } from '../schemas/tables.js';
-import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
+import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, isRobotsSemantics, type RobotsSemantics } from '../src/parse/robots/index.js';
 import { adsFileStatus, robotsFileStatus, sellersFileStatus } from '../src/resolve/file-status.js';
 import type { Obtained } from '../schemas/tables.js';
 import { openSnapshotWriter, partitionDir, writeRunManifest } from '../src/sink/index.js';
@@ -69,12 +69,13 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
     let withoutBody = 0;
     try {
       const agents = await nightAgents(out, db, snapshotDate);
+      const semantics = await nightSemantics(db, snapshotDate);
       const files = await db.rows(`SELECT * EXCLUDE (snapshot_date) FROM files WHERE snapshot_date = CAST($1 AS DATE) ORDER BY file_kind, subject`, [snapshotDate]);
       for (const f of files as unknown as Row<'files'>[]) {
         const stream = f.sha256 ? await bodies.open(f.sha256) : null;
         if (stream) reparsed++;
         else withoutBody++;
-        out.emit('files', await rebuildFile(out, db, snapshotDate, f, stream, agents));
+        out.emit('files', await rebuildFile(out, db, snapshotDate, f, stream, agents, semantics.get(f.subject) ?? 'rfc'));
         await out.settle();
       }
       const committed = await writer.commit();
@@ -102,6 +103,19 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
 }
 
 /**
+ * The reading of robots.txt each host's verdicts followed that night (robots_verdicts.semantics,
+ * from crawl --robots-semantics); empty for a snapshot written before the column ('rfc' then).
+ */
+async function nightSemantics(db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string): Promise<Map<string, RobotsSemantics>> {
+  const columns = await db.rows(`SELECT column_name FROM (DESCRIBE robots_verdicts)`);
+  if (!columns.some((c) => c.column_name === 'semantics')) return new Map();
+  const rows = await db.rows(`SELECT host, max(semantics) AS semantics FROM robots_verdicts WHERE snapshot_date = CAST($1 AS DATE) AND semantics IS NOT NULL GROUP BY host`, [date]);
+  const out = new Map<string, RobotsSemantics>();
+  for (const r of rows) if (isRobotsSemantics(r.semantics)) out.set(r.host as string, r.semantics);
+  return out;
+}
+
+/**
  * The agents catalogue the night used (its `agents_catalogue` rows, copied), so the rebuilt
  * `robots_agent_access` answers for the same agents; the shipped catalogue for a snapshot
  * written before the table existed.
@@ -117,7 +131,7 @@ async function nightAgents(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
   return shipped.agents.map((a) => a.token);
 }
 
-async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null, agents: readonly string[]): Promise<Row<'files'>> {
+async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null, agents: readonly string[], semantics: RobotsSemantics): Promise<Row<'files'>> {
   // Snapshots written before files.obtained said how in files.status: read that as provenance.
   const row = { ...f, obtained: f.obtained ?? LEGACY_OBTAINED[f.status ?? ''] ?? 'fetched' };
   const truncated = f.status === 'too_large';
@@ -130,8 +144,9 @@ async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
   if (f.file_kind === 'robots.txt') {
     const parsed = stream ? await parseRobotsBody(stream) : null;
     const txt = parsed?.txt ?? null;
-    const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, row.obtained !== 'fetched');
-    const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS);
+    // The verdicts are computed again in the reading the night recorded (robots_verdicts.semantics).
+    const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, row.obtained !== 'fetched', semantics);
+    const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, semantics);
     const usage = emitAgentRows(out, f.subject, txt, policy, agents);
     if (!parsed || !txt) return row;
     return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error') + usage.errors, warnings: count(txt.issues, 'warning') + usage.warnings, lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });

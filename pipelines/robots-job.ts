@@ -1,4 +1,4 @@
-import { checkPolicy, robotsPolicy, type RobotsHttpOutcome, type RobotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
+import { checkPolicy, robotsPolicy, type RobotsHttpOutcome, type RobotsPolicy, type RobotsSemantics, type RobotsTxt } from '../src/parse/robots/index.js';
 import { emitRobots, parseRobotsBody } from './body-parsers.js';
 import { emitAgentRows } from './robots-agents.js';
 import { robotsFileStatus } from '../src/resolve/file-status.js';
@@ -18,15 +18,15 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
   const parse = parseRobotsBody;
   if (!record) {
     const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, signal: ctx.signal, closeConnection }, parse);
-    return policyOf(outcome.status, outcome.error, outcome.body?.txt ?? null, false);
+    return policyOf(outcome.status, outcome.error, outcome.body?.txt ?? null, false, ctx.options.robotsSemantics);
   }
   const got = await obtainFile(ctx, { url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, closeConnection }, parse);
   const { out, stats } = ctx;
   const txt: RobotsTxt | null = got.body?.txt ?? null;
   // file.httpStatus, not outcome.status: an earlier 404 reused without a request has no outcome.
-  const policy = policyOf(got.file.httpStatus, got.outcome?.error ?? null, txt, got.obtained !== 'fetched');
+  const policy = policyOf(got.file.httpStatus, got.outcome?.error ?? null, txt, got.obtained !== 'fetched', ctx.options.robotsSemantics);
 
-  const rules = emitRobots(out, host, txt, policy, ctx.options.verdictAgents, ctx.options.verdictPaths);
+  const rules = emitRobots(out, host, txt, policy, ctx.options.verdictAgents, ctx.options.verdictPaths, ctx.options.robotsSemantics);
   const usage = emitAgentRows(out, host, txt, policy, ctx.options.agents);
   // What the content is, however it was obtained.
   const { status, valid } = got.file.fetchStatus !== null || got.body === null
@@ -56,14 +56,17 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
   return policy;
 }
 
-/** RFC 9309 §2.3.1: the policy an HTTP outcome leaves (rules, allow-all or disallow-all). A reused earlier copy counts as a 2xx. */
-export function policyOf(status: number | null, error: string | null, txt: RobotsTxt | null, reused: boolean): RobotsPolicy {
+/**
+ * RFC 9309 §2.3.1: the policy an HTTP outcome leaves (rules, allow-all or disallow-all). A reused
+ * earlier copy counts as a 2xx. The rules are read in `semantics` (docs/reference/robots-semantics.md).
+ */
+export function policyOf(status: number | null, error: string | null, txt: RobotsTxt | null, reused: boolean, semantics: RobotsSemantics = 'rfc'): RobotsPolicy {
   const outcome: RobotsHttpOutcome =
     reused && txt ? { kind: 'http', status: 200 }
     : error === 'redirect_limit' || error === 'redirect_loop' ? { kind: 'redirect_limit' }
     : status === null ? { kind: 'unreachable' }
     : { kind: 'http', status };
-  return robotsPolicy(outcome, txt);
+  return robotsPolicy(outcome, txt, { semantics });
 }
 
 /** The robots policy of a non-root host, recording its robots.txt the first time the run meets it. */

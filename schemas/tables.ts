@@ -215,9 +215,10 @@ export const tables = {
       c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
       c('user_agent', 'string', 'product token checked', { nullable: false, dict: true }),
       c('path', 'string', 'path checked', { nullable: false, dict: true }),
-      c('allowed', 'bool', 'RFC 9309 verdict', { nullable: false }),
+      c('allowed', 'bool', 'verdict in the reading named by semantics (RFC 9309 unless the crawl chose google)', { nullable: false }),
       c('matched_line', 'int32', 'line of the deciding rule, null when no rule matched'),
       c('policy', 'string', "'rules', 'allow_all' or 'disallow_all' (RFC 9309 §2.3.1 access result)", { dict: true }),
+      c('semantics', 'string', "reading of robots.txt the verdict follows: 'rfc' (RFC 9309) or 'google' (Google's reference matcher); crawl --robots-semantics, docs/reference/robots-semantics.md; null in snapshots written before the column", { dict: true }),
     ],
   },
   robots_agent_access: {

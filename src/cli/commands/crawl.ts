@@ -6,6 +6,7 @@ import { formatDnsServer, parseAllowCidr, parseConnectTo, parseDnsServer } from 
 import { parseShard } from '../../util/shard.js';
 import { parseLocationFlag, readLocationTable } from '../../resolve/sellers-location.js';
 import { loadAgentsCatalogue, type AgentsCatalogue } from '../../resolve/agents-catalogue.js';
+import { isRobotsSemantics } from '../../parse/robots/index.js';
 import { intFlag, parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
@@ -62,6 +63,9 @@ Fetching:
   --user-agent S          User-Agent header (default names adsnap and its URL)
   --obey-robots MODE      'store' (default: store pages obey robots.txt; ads.txt, app-ads.txt and
                           sellers.json are fetched and their robots verdict recorded) or 'all'
+  --robots-semantics R    reading of robots.txt for every verdict (robots_verdicts.semantics) and
+                          for adsnap's own obedience: 'rfc' (default, RFC 9309) or 'google' (what
+                          Google's open-source matcher answers; docs/reference/robots-semantics.md)
   --no-sellers            skip the sellers.json phase (ad systems and intermediaries)
 
 sellers.json (IAB sellers.json 1.0):
@@ -145,6 +149,7 @@ export const command: Command = {
       ...KNOB_FLAGS,
       'user-agent': { type: 'string' },
       'obey-robots': { type: 'string' },
+      'robots-semantics': { type: 'string' },
       'no-sellers': { type: 'boolean' },
       'sellers-location': { type: 'string', multiple: true },
       'sellers-locations': { type: 'string' },
@@ -172,6 +177,8 @@ export const command: Command = {
     if (snapshotDate !== undefined && !isIsoDate(snapshotDate)) throw new UsageError(`--snapshot-date must be YYYY-MM-DD, got ${JSON.stringify(snapshotDate)}`);
     const obeyRobots = values['obey-robots'] ?? 'store';
     if (obeyRobots !== 'store' && obeyRobots !== 'all') throw new UsageError(`--obey-robots must be 'store' or 'all'`);
+    const robotsSemantics = values['robots-semantics'] ?? 'rfc';
+    if (!isRobotsSemantics(robotsSemantics)) throw new UsageError(`--robots-semantics must be 'rfc' or 'google', got ${JSON.stringify(robotsSemantics)}`);
     const progressMode = values.progress ?? (process.stderr.isTTY ? 'tty' : 'json');
     if (progressMode !== 'tty' && progressMode !== 'json' && progressMode !== 'none') throw new UsageError(`--progress must be tty, json or none`);
     let connectTo;
@@ -268,6 +275,7 @@ export const command: Command = {
         zipEntry: values['zip-entry'],
         concurrency,
         obeyRobots,
+        robotsSemantics,
         sellers: !values['no-sellers'],
         sellersLocations,
         sellersDepth,

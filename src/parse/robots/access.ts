@@ -8,7 +8,7 @@
  * | 4xx (401, 403 and 429 too)                | allow_all     | §2.3.1.3: unavailable, MAY access anything |
  * | 5xx, network error, other status          | disallow_all  | §2.3.1.4: unreachable, MUST assume complete disallow |
  */
-import { RobotsMatcher, type RobotsCheck, type RobotsCheckOptions } from './robots-matcher.js';
+import { RobotsMatcher, type RobotsCheck, type RobotsCheckOptions, type RobotsMatcherOptions } from './robots-matcher.js';
 import type { RobotsTxt } from './types.js';
 
 export type RobotsHttpOutcome = { kind: 'http'; status: number } | { kind: 'unreachable' } | { kind: 'redirect_limit' };
@@ -34,10 +34,10 @@ export function robotsAccess(outcome: RobotsHttpOutcome): RobotsAccess {
   }
 }
 
-/** The policy for a fetch: the parsed file's rules when the access result is `rules`. */
-export function robotsPolicy(outcome: RobotsHttpOutcome, txt: RobotsTxt | null): RobotsPolicy {
+/** The policy for a fetch: the parsed file's rules, read in `options.semantics`, when the access result is `rules`. */
+export function robotsPolicy(outcome: RobotsHttpOutcome, txt: RobotsTxt | null, options?: RobotsMatcherOptions): RobotsPolicy {
   const access = robotsAccess(outcome);
-  if (access === 'rules') return txt ? { kind: 'rules', matcher: RobotsMatcher.compile(txt) } : { kind: 'allow_all' };
+  if (access === 'rules') return txt ? { kind: 'rules', matcher: RobotsMatcher.compile(txt, options) } : { kind: 'allow_all' };
   return { kind: access };
 }
 
