@@ -89,6 +89,24 @@ describe('walls and rate limits through the fetcher', () => {
     expect(s.backoffs.hosts).toBe(3);
   });
 
+  it('a 200 HTML interstitial is a wall too; the site\'s own HTML page and a robots.txt naming _Incapsula_Resource are read as before', async () => {
+    const imperva = '<html>\n<head>\n<META NAME="robots" CONTENT="noindex,nofollow">\n<script src="/_Incapsula_Resource?SWJIYLWA=5074a744e2e3d891814e9a2dace20bd4">\n</script>\n<body>\n</body></html>';
+    web.reply('https://imp200.example/robots.txt', 200, imperva, HTML);
+    const soft404 = '<!doctype html><html><head><title>Not here</title></head><body>' + 'y'.repeat(40_000) + '</body></html>';
+    web.reply('https://soft.example/ads.txt', 200, soft404, HTML);
+    web.reply('https://own.example/robots.txt', 200, 'User-agent: *\nDisallow: /_Incapsula_Resource\n', { 'content-type': 'text/plain' });
+    const f = fetcher();
+    const a = await f.fetch({ url: 'https://imp200.example/robots.txt', kind: 'robots.txt', subject: 'imp200.example' }, readText);
+    expect([a.status, a.error, a.body]).toEqual([200, 'challenge', null]);
+    expect(statusFromFetch(a.status, a.error)).toBe('blocked');
+    expect(f.stats().backoffs).toEqual({ hosts: 1, ips: 1 });
+    const b = await f.fetch({ url: 'https://soft.example/ads.txt', kind: 'ads.txt', subject: 'soft.example' }, readText);
+    expect([b.status, b.error, b.body]).toEqual([200, null, soft404]); // the peeked bytes reach the consumer once, in order
+    expect(b.bytes).toBe(soft404.length);
+    const c = await f.fetch({ url: 'https://own.example/robots.txt', kind: 'robots.txt', subject: 'own.example' }, readText);
+    expect([c.error, c.body]).toEqual([null, 'User-agent: *\nDisallow: /_Incapsula_Resource\n']);
+  });
+
   it('holds the walled host (wallHoldMs) and its address: the next request to it waits, others do not', async () => {
     web.reply('https://wall2.example/robots.txt', 403, JUST_A_MOMENT, { ...HTML, 'cf-mitigated': 'challenge' });
     web.reply('https://wall2.example/ads.txt', 200, 'x.com, 1, DIRECT\n', { 'content-type': 'text/plain' });

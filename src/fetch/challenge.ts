@@ -41,6 +41,15 @@ export function challengeFromHeaders(status: number, headers: Headers): WallVend
   return null;
 }
 
+/**
+ * A 2xx HTML answer is looked at too: walls also answer 200 (robots/ in the shared corpus holds
+ * 11 interstitials of distinct sites among 4,958 first captures, each saved as a robots.txt: 4
+ * Cloudflare, 2 DataDome, 5 Imperva).
+ */
+export function isHtmlType(contentType: string | null): boolean {
+  return contentType !== null && /html/i.test(contentType);
+}
+
 /** Statuses a wall answers with, worth a look at the body (RFC 9110 §15.5.4 403, §15.6.4 503; RFC 6585 §4 429). */
 export function mayBeChallenge(status: number): boolean {
   return status === 403 || status === 503 || status === 429 || status === 401 || status === 405;
@@ -68,9 +77,14 @@ const BODY_MARKERS: ReadonlyArray<readonly [WallVendor, RegExp]> = [
   ['sucuri', /Sucuri WebSite Firewall/i],
 ];
 
-/** A challenge recognised in the first bytes of a body (latin1 is enough: the markers are ASCII). */
+/**
+ * A challenge recognised in the first bytes of a body (latin1 is enough: the markers are ASCII).
+ * Only an HTML page can be one: a robots.txt that disallows `/_Incapsula_Resource` (the corpus
+ * has one) is the site's own file.
+ */
 export function challengeFromBody(head: Uint8Array): WallVendor | null {
   const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, CHALLENGE_PEEK_BYTES)).toString('latin1');
+  if (!/^(\xef\xbb\xbf)?\s*</.test(text)) return null;
   for (const [vendor, re] of BODY_MARKERS) if (re.test(text)) return vendor;
   return null;
 }

@@ -100,7 +100,7 @@ async function peekWall(r: OpenResponse): Promise<WallVendor | null> {
 }
 
 /** The key the per-address limit and clock use for a target (see attemptOnce). */
-function ipKeyOf(target: Target): string {
+export function ipKeyOf(target: Target): string {
   return target.viaConnectTo ? `connect-to ${target.host}` : target.ip;
 }
 

@@ -8,7 +8,8 @@ import type { FetchConfig } from './config.js';
 import { AddressAllowList } from './address-guard.js';
 import { DnsCache, operatorResolver } from './dns-cache.js';
 import { classifyError, FetchFailure, NO_ANSWER_CODES, type FetchErrorCode } from './errors.js';
-import { discard, sendHop, type Budget, type ExchangeDeps, type OpenResponse } from './exchange.js';
+import { CHALLENGE_PEEK_BYTES, challengeFromBody, isHtmlType } from './challenge.js';
+import { discard, ipKeyOf, sendHop, type Budget, type ExchangeDeps, type OpenResponse } from './exchange.js';
 import { Politeness } from './politeness.js';
 import { RouteTable } from './routes.js';
 import { decideRedirect, redirectPolicies, REDIRECT_STATUSES, startRedirects } from './redirect-policy.js';
@@ -234,7 +235,23 @@ export class Fetcher {
       return done(classifyError(err));
     }
     const state = newBodyState();
-    const body = cappedBody(decoded, maxBytes, state, r.abortCode);
+    let body: AsyncGenerator<Uint8Array, void, undefined> = cappedBody(decoded, maxBytes, state, r.abortCode);
+    if (isHtmlType(row.content_type)) {
+      // A 2xx HTML page may be a bot wall's interstitial (challenge.ts): look at its first bytes
+      // before the consumer does, and hand the consumer the same bytes followed by the rest.
+      const head = await peekHead(body);
+      const wall = head.error !== null ? null : challengeFromBody(Buffer.concat(head.chunks));
+      if (wall !== null) {
+        discardStream(decoded);
+        await body.return(undefined);
+        r.finish();
+        this.walls[wall] = (this.walls[wall] ?? 0) + 1;
+        const hold = Math.min(this.config.wallHoldMs, this.config.maxRetryAfterMs);
+        this.politeness.backOff(r.target.host, hold, ipKeyOf(r.target), Math.min(hold, this.config.ipBackoffMs), `challenge:${wall}`);
+        return done('challenge');
+      }
+      body = replay(head, body);
+    }
     const meta: ResponseMeta = { url: url.href, finalUrl: current.href, status: r.res.statusCode, headers: r.res.headers, contentType: row.content_type, maxBytes, deadlineAt: r.deadlineAt };
     try {
       outcome.body = await consume(body, meta);
@@ -292,5 +309,33 @@ export class Fetcher {
     const inTime = await Promise.race([closed, late]);
     clearTimeout(timer);
     if (!inTime) await this.agent.destroy();
+  }
+}
+
+/** Reads the first CHALLENGE_PEEK_BYTES of a body (or all of a shorter one); a read failure is kept for the consumer to meet. */
+async function peekHead(body: AsyncGenerator<Uint8Array, void, undefined>): Promise<{ chunks: Uint8Array[]; ended: boolean; error: unknown }> {
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  try {
+    while (n < CHALLENGE_PEEK_BYTES) {
+      const next = await body.next();
+      if (next.done) return { chunks, ended: true, error: null };
+      chunks.push(next.value);
+      n += next.value.byteLength;
+    }
+  } catch (err) {
+    return { chunks, ended: true, error: err ?? new Error('body read failed') };
+  }
+  return { chunks, ended: false, error: null };
+}
+
+/** The peeked chunks again, then the rest of the body (or the failure met while peeking). */
+async function* replay(head: { chunks: Uint8Array[]; ended: boolean; error: unknown }, rest: AsyncGenerator<Uint8Array, void, undefined>): AsyncGenerator<Uint8Array, void, undefined> {
+  try {
+    yield* head.chunks;
+    if (head.error !== null) throw head.error;
+    if (!head.ended) yield* rest;
+  } finally {
+    await rest.return(undefined);
   }
 }
