@@ -130,7 +130,7 @@ export async function writeNightSummary(root: string, runId: string, o: { memory
  * the temp table `report_night_summary`, one row per night of the window.
  */
 export function nightSummarySetupSql(): string {
-  const n = (k: string, as = k) => `TRY_CAST(s->>'$.${k}' AS BIGINT) AS ${as}`;
+  const n = (k: string, as = k) => `TRY_CAST(json_extract_string(s, '$.${k}') AS BIGINT) AS ${as}`;
   const values = [...CONSISTENCY.map((k) => n(`consistency.${k}`, k)), n('pooling.pooled_ids', 'pooled_ids'), n('pooling.records', 'pooled_records')];
   return `CREATE OR REPLACE TEMP TABLE report_night_summary AS
 SELECT * FROM (
@@ -141,7 +141,8 @@ SELECT * FROM (
     FROM read_json(list_transform(adsnap_roots(), r -> r || '/_runs/*.json'), columns = {run_id: 'VARCHAR', snapshot_date: 'VARCHAR', night_summary: 'JSON'}, filename = true)
     GROUP BY 1 HAVING count(*) = 1
   )
-  WHERE in_window(snapshot_date) AND s->>'$.key' = '${summaryKey()}' AND s->>'$.run_id' = run_id AND s->>'$.snapshot_date' = strftime(snapshot_date, '%Y-%m-%d')
+  WHERE in_window(snapshot_date) AND json_extract_string(s, '$.key') = '${summaryKey()}' AND json_extract_string(s, '$.run_id') = run_id
+    AND json_extract_string(s, '$.snapshot_date') = strftime(snapshot_date, '%Y-%m-%d')
 )
 WHERE COLUMNS(* EXCLUDE (snapshot_date)) IS NOT NULL`;
 }
