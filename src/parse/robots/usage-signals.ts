@@ -6,7 +6,7 @@
  * - `Content-Signal: search=yes, ai-train=no` — Cloudflare's Content Signals Policy
  *   (contentsignals.org, September 2025): comma-separated `key=value`; keys `search`, `ai-input`,
  *   `ai-train`; values `yes` / `no`; no path.
- * - `Content-Usage: [path] train-ai=n, search=y` — draft-ietf-aipref-attach-05 §(robots.txt):
+ * - `Content-Usage: [path] train-ai=n, search=y` — draft-ietf-aipref-attach-05 (19 August 2026), its robots.txt attachment:
  *   an optional path pattern (starting `/` or `*`) then a preference, which is an RFC 9651
  *   Structured Fields Dictionary whose keys are the labels of draft-ietf-aipref-vocab and whose
  *   values are the tokens `y` / `n`. A dictionary that does not parse is ignored as a whole (RFC
@@ -36,8 +36,12 @@ export interface UsageSignal {
 
 /** Keys of Cloudflare's Content Signals Policy. */
 export const CONTENT_SIGNAL_KEYS: readonly string[] = ['search', 'ai-input', 'ai-train'];
-/** Labels of draft-ietf-aipref-vocab (-01 to -05: `bots`, `train-ai`, `train-genai`, `search`, and `ai-use` of -01). */
-export const CONTENT_USAGE_KEYS: readonly string[] = ['bots', 'train-ai', 'train-genai', 'search', 'ai-use'];
+/**
+ * Labels of draft-ietf-aipref-vocab across its revisions: automated processing (`all`, later
+ * `bots`), `train-ai`, `train-genai`, `ai-use`, `search`. Only an info issue depends on it: every
+ * key is kept, so a label a later revision adds or renames is never lost.
+ */
+export const CONTENT_USAGE_KEYS: readonly string[] = ['all', 'bots', 'train-ai', 'train-genai', 'ai-use', 'search'];
 
 export function usageSignals(txt: RobotsTxt): { signals: UsageSignal[]; issues: RobotsIssue[] } {
   const signals: UsageSignal[] = [];
