@@ -55,7 +55,8 @@ export const command: Command = {
       return 1;
     }
     const nights = r.nights.length === 0 ? 'no night' : r.nights.length === 1 ? `1 night (${r.nights[0]})` : `${r.nights.length} nights (${r.nights[0]} to ${r.nights[r.nights.length - 1]})`;
-    const took = `${((performance.now() - t0) / 1000).toFixed(1)} s, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`;
+    const ru = process.resourceUsage();
+    const took = `${((performance.now() - t0) / 1000).toFixed(1)} s (CPU ${((ru.userCPUTime + ru.systemCPUTime) / 1e6).toFixed(1)} s), peak RSS ${Math.round(ru.maxRSS / 1024)} MB`;
     process.stdout.write(`adsnap report: ${nights}, ${r.figures} figures, ${r.charts} charts in ${took}\n  ${path.relative(process.cwd(), r.index) || r.index}\n  ${path.relative(process.cwd(), r.json) || r.json}\n`);
     return 0;
   },
