@@ -13,6 +13,7 @@ import { SimwebServer, type RequestInfo, type Resolver, type SimwebStats } from 
 import { SyntheticWeb } from './synthetic-web.js';
 import { createTestCa, type TestCa } from './tls-ca.js';
 import { seedOf } from './prng.js';
+import { realWebExpectation, realWebResolver } from './realweb.js';
 
 export interface SimwebOptions {
   /** Synthetic root domains in domains(). @default 1000 */
@@ -25,6 +26,8 @@ export interface SimwebOptions {
   latency?: { minMs: number; maxMs: number } | null;
   /** Sprinkle hostile hosts into domains() (the fixed `hostile-<kind>.test` set is always served). @default true */
   hostile?: boolean;
+  /** Layer the real web's HTTP mix over the listed sites: bot walls, 429s, stalls, slow answers, transport and encoding variety (realweb.ts). @default false */
+  realweb?: boolean;
   /** Synthetic apps in apps(). @default max(10, hosts / 10) */
   apps?: number;
   /** Interval between lines of the trickling host, ms. @default 200 */
@@ -96,7 +99,7 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
   const o = validate(options);
   const web = new SyntheticWeb({ seed: o.seed, hosts: o.hosts, apps: o.apps, hostile: o.hostile, latency: o.latency, sellersPublishers: o.sellersPublishers, epoch: o.epoch });
   const fixtures: Map<string, FixtureHost> = options.fixturesDir ? await loadFixtures(options.fixturesDir) : new Map();
-  const resolver: Resolver = {
+  const plain: Resolver = {
     behaviour(host: string): HostBehaviour {
       const f = fixtures.get(host);
       return f ? fixtureBehaviour(f, web.behaviour(host).latencyMs) : web.behaviour(host);
@@ -107,6 +110,7 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
     },
     certGroup: (host: string) => (fixtures.has(host) ? null : web.certGroup(host)),
   };
+  const resolver = options.realweb ? realWebResolver(o.seed, plain) : plain;
   const ca = await createTestCa();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'adsnap-simweb-'));
   const caCertPath = path.join(dir, 'ca.pem');
@@ -148,7 +152,7 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
     fixtureHosts: () => [...fixtures.keys()],
     describe(host: string): HostSpec {
       const f = fixtures.get(host);
-      if (!f) return web.describe(host);
+      if (!f) return options.realweb ? realWebExpectation(o.seed, web.describe(host)) : web.describe(host);
       const behaviour = resolver.behaviour(host);
       return { ...web.describe(host), host, role: 'fixture', behaviour, hostile: null, expect: f.expect, ...(f.about ? { about: f.about } : {}) };
     },

@@ -23,6 +23,8 @@ export type Route =
   | { type: 'body'; status: number; contentType: string | null; body: Buffer; headers?: Record<string, string> }
   | { type: 'redirect'; status: number; location: string }
   | { type: 'hostile'; kind: HostileKind }
+  /** Bytes written as they are, then the connection closed (an HTTP/1.0 close-delimited answer; realweb.ts). */
+  | { type: 'raw'; status: number; bytes: Buffer }
   /** Close the connection without an answer. */
   | { type: 'drop' };
 

@@ -202,6 +202,11 @@ export class SimwebServer {
       case 'hostile':
         serveHostile(route.kind, req, res, this.o.timing);
         break;
+      case 'raw':
+        // Written past the HTTP/1.1 server, which then sends nothing of its own; the close ends the body.
+        status = route.status;
+        req.socket.end(route.bytes);
+        break;
       case 'body': {
         status = route.status;
         const headers: Record<string, string> = { ...route.headers };

@@ -20,6 +20,9 @@ The first stdout line is the flags that point a crawl at it:
   --fixtures DIR     also serve hand-written fixture hosts (DIR/<host>/<path>, _routes.json)
   --latency MIN-MAX  per-host answer delay in ms, e.g. 5-200 (default none)
   --no-hostile       do not sprinkle hostile hosts into the list (hostile-<kind>.test stay served)
+  --realweb          the real web's HTTP mix over the listed sites: bot walls, 429s, hosts that never
+                     answer, slow answers, HTTP/1.0, br/deflate, charsets, relative Location
+                     (src/simweb/realweb-calibration.ts; docs/guide/operating.md)
   --port P           port to listen on (default: any free port)
   --dns PORT         also answer DNS on 127.0.0.1:PORT (UDP and TCP; 0 = any free port) and serve
                      ports 80/443 of the 127.B.x.y addresses it hands out (needs root or
@@ -67,6 +70,7 @@ export const command: Command = {
       fixtures: { type: 'string' },
       latency: { type: 'string' },
       'no-hostile': { type: 'boolean' },
+      realweb: { type: 'boolean' },
       port: { type: 'string' },
       epoch: { type: 'string' },
       dns: { type: 'string' },
@@ -79,6 +83,7 @@ export const command: Command = {
       fixturesDir: values.fixtures ?? null,
       latency: parseLatency(values.latency),
       hostile: !values['no-hostile'],
+      realweb: values.realweb ?? false,
       apps: intFlag('apps', values.apps, Math.max(10, Math.floor(hosts / 10)), 0),
       port: intFlag('port', values.port, 0, 0),
       epoch: intFlag('epoch', values.epoch, 0, 0),
