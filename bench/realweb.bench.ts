@@ -1,0 +1,143 @@
+/**
+ * Issue 17 benchmark: `adsnap crawl` of N sites of the calibrated real-web mix with its default
+ * settings, then at other concurrencies and per-IP limits. The simulated web runs in its own
+ * process with `--realweb` (bot walls, 429s, stalls, slow answers; realweb-calibration.ts) and,
+ * where it can bind ports 80/443, `--dns` (name failures, CDN-style sharing of addresses, SYN-dead
+ * hosts; calibration.ts): the crawl then reaches it through real DNS (`--dns-server`,
+ * `--allow-addresses`), with no --connect-to. Without that it falls back to --connect-to and says so.
+ *
+ *   npm run bench -- realweb                         (100,000 sites at the defaults, then 10,000 at the others)
+ *   ADSNAP_BENCH_DOMAINS=10000 ADSNAP_BENCH_VARIANTS='default;--concurrency 32;--concurrency 256' npm run bench -- realweb
+ *
+ * Figures per run: sites/s, CPU s per 1k sites (crawl process, worker threads included, from the
+ * run manifest), peak RSS, and where the fetch time went: the share of all request time
+ * (Σ fetches.duration_ms) spent on requests that ended in a time-out or connect failure, i.e. on
+ * dead hosts, and the walls, 429s and holds the crawl met.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { repoRoot } from './corpus.js';
+
+const SIZE = Number(process.env.ADSNAP_BENCH_DOMAINS ?? 100_000);
+/** The other runs (same web, smaller list unless ADSNAP_BENCH_OTHER_DOMAINS says otherwise). */
+const VARIANTS = (process.env.ADSNAP_BENCH_VARIANTS ?? 'default;--concurrency 32;--concurrency 256;--per-ip 1000').split(';').map((s) => s.trim());
+const OTHER_SIZE = Number(process.env.ADSNAP_BENCH_OTHER_DOMAINS ?? Math.min(SIZE, 10_000));
+const LATENCY = process.env.ADSNAP_BENCH_LATENCY ?? '20-300';
+const USE_DNS = process.env.ADSNAP_BENCH_DNS !== '0';
+const bin = path.join(repoRoot, 'bin', 'adsnap.js');
+
+interface Web {
+  child: ChildProcess;
+  /** What points a crawl at it: DNS flags (or --connect-to) and --cacert. */
+  args: string[];
+  viaDns: boolean;
+  list: string;
+}
+
+/** Starts `adsnap simweb --realweb [--dns 0]`; its first stdout line is the --connect-to form, the second (with --dns) the DNS form. */
+async function startWeb(hosts: number, list: string, dns: boolean): Promise<Web> {
+  const latency = LATENCY === '0' ? [] : ['--latency', LATENCY];
+  const child = spawn(process.execPath, [bin, 'simweb', '--hosts', String(hosts), '--realweb', '--no-hostile', ...latency, '--list', list, ...(dns ? ['--dns', '0'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const lines = await new Promise<string[]>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += d;
+      const got = buf.split('\n');
+      if (got.length > (dns ? 2 : 1)) resolve(got);
+    });
+    child.on('exit', (c) => reject(new Error(`simweb exited ${c}: ${err.slice(-500)}`)));
+  });
+  return { child, args: (dns ? lines[1]! : lines[0]!).split(' '), viaDns: dns, list };
+}
+
+function rssOf(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Where the request time went, read back from the fetches table. */
+async function fetchFigures(out: string) {
+  const db = await DuckDBInstance.create(':memory:');
+  const con = await db.connect();
+  const glob = path.join(out, 'fetches', '*', '*.parquet');
+  const r = await con.runAndReadAll(`
+    SELECT sum(attempts)::BIGINT,
+           sum(duration_ms)::DOUBLE,
+           coalesce(sum(duration_ms) FILTER (WHERE error IN ('timeout', 'connect')), 0)::DOUBLE,
+           count(*) FILTER (WHERE error IN ('timeout', 'connect'))::BIGINT,
+           count(*) FILTER (WHERE error LIKE 'dns%')::BIGINT
+    FROM read_parquet('${glob}')`);
+  const [requests, totalMs, deadMs, dead, dns] = r.getRows()[0]!.map(Number) as [number, number, number, number, number];
+  const files = await con.runAndReadAll(`SELECT status, count(*)::BIGINT FROM read_parquet('${path.join(out, 'files', '*', '*.parquet')}') WHERE file_kind = 'ads.txt' GROUP BY ALL`);
+  con.closeSync();
+  const status = Object.fromEntries(files.getRows().map(([s, n]) => [String(s), Number(n)]));
+  return { requests, deadShare: totalMs > 0 ? deadMs / totalMs : 0, dead, dns, status };
+}
+
+async function crawlOnce(web: Web, list: string, out: string, extra: string[]) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [bin, 'crawl', '--domains', list, '--out', out, '--progress', 'none', '--no-sellers', '--checkpoint-interval', '0', ...extra, ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(child.pid!) ?? 0)), 1000);
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  clearInterval(sampler);
+  const wallS = (performance.now() - t0) / 1000;
+  if (code !== 0) throw new Error(`crawl failed (${code}): ${stderr.slice(-2000)}`);
+  const runs = (await readdir(path.join(out, '_runs'))).filter((f) => f.endsWith('.json'));
+  const manifest = JSON.parse(readFileSync(path.join(out, '_runs', runs[0]!), 'utf8'));
+  return {
+    wallS,
+    cpuS: manifest.resources.cpu_user_s + manifest.resources.cpu_system_s,
+    rssMb: Math.max(manifest.resources.max_rss_mb as number, peak),
+    knobs: manifest.fetch as { concurrency: number; per_ip: number; connect_timeout_ms: number; headers_timeout_ms: number },
+    counts: manifest.counts as { walls: number; rate_limited: number; backoffs: { hosts: number; ips: number } },
+    ...(await fetchFigures(out)),
+  };
+}
+
+export async function run(): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-bench-realweb-'));
+  const list = path.join(tmp, 'domains.txt');
+  let web: Web;
+  try {
+    web = await startWeb(SIZE, list, USE_DNS);
+  } catch (err) {
+    if (!USE_DNS) throw err;
+    console.log(`simweb --dns could not start (${(err as Error).message.split('\n')[0]}): crawling through --connect-to instead (no DNS failures, no shared addresses)`);
+    web = await startWeb(SIZE, list, false);
+  }
+  const cores = os.cpus().length;
+  console.log(`${SIZE} sites of the calibrated mix (simweb --realweb${web.viaDns ? ' --dns: through real DNS, no --connect-to' : ': through --connect-to'}), injected latency ${LATENCY} ms, ${cores} cores shared with other work, sellers.json phase off, checkpoints off; other runs on the first ${OTHER_SIZE} sites`);
+  console.log('| run | sites | wall s | sites/s | CPU s / 1k sites | peak RSS | requests | request time on dead hosts | ads.txt blocked / rate_limited / unreachable | holds host/ip |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  const otherList = path.join(tmp, 'domains-other.txt');
+  try {
+    const all = readFileSync(list, 'utf8').split('\n').filter(Boolean);
+    await import('node:fs/promises').then((fs) => fs.writeFile(otherList, all.slice(0, OTHER_SIZE).join('\n') + '\n'));
+    for (const [i, v] of VARIANTS.entries()) {
+      const extra = v === 'default' ? [] : v.split(/\s+/);
+      const n = i === 0 ? SIZE : OTHER_SIZE;
+      const out = path.join(tmp, `out-${i}`);
+      const c = await crawlOnce(web, i === 0 ? list : otherList, out, extra);
+      const label = `${v} (concurrency ${c.knobs.concurrency}, per-ip ${c.knobs.per_ip})`;
+      const s = c.status;
+      console.log(`| ${label} | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB | ${c.requests} | ${(100 * c.deadShare).toFixed(0)} % (${c.dead} requests) | ${s.blocked ?? 0} / ${s.rate_limited ?? 0} / ${s.unreachable ?? 0} | ${c.counts.backoffs.hosts} / ${c.counts.backoffs.ips} |`);
+      await rm(out, { recursive: true, force: true });
+    }
+  } finally {
+    web.child.kill('SIGTERM');
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
