@@ -172,6 +172,17 @@ describe('files: what the content was, and how it was obtained, on every night',
     expect(verdicts.map((v) => v.allowed)).toEqual([true, false, false]);
   });
 
+  it('AI crawlers: d.test blocks every agent through * from night 2; the shares follow (issue 16)', async () => {
+    const d = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, blocked, via FROM agent_access WHERE host = 'd.test' AND user_agent = 'GPTBot' ORDER BY n`);
+    expect(d.map((r) => `${r.n} ${r.blocked} ${r.via}`)).toEqual(['11-20 partial global_group', '11-21 full global_group', '11-28 full global_group']);
+    const shares = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, sites, share_full, share_full_through_star, share_partial FROM ai_crawler_blocking WHERE user_agent = 'GPTBot' ORDER BY n`);
+    expect(shares).toEqual([
+      { n: '11-20', sites: 10, share_full: 0, share_full_through_star: 0, share_partial: 0.1 },
+      { n: '11-21', sites: 10, share_full: 0.1, share_full_through_star: 0.1, share_partial: 0 },
+      { n: '11-28', sites: 10, share_full: 0.1, share_full_through_star: 0.1, share_partial: 0 },
+    ]);
+  });
+
   it('the placeholder ad system has no sellers.json request on any night', async () => {
     expect(await q(`SELECT count(*) AS n FROM fetches WHERE host = 'placeholder.example.com'`)).toEqual([{ n: 0 }]);
   });
