@@ -67,6 +67,9 @@ Fetching:
                           for adsnap's own obedience: 'rfc' (default, RFC 9309) or 'google' (what
                           Google's open-source matcher answers; docs/reference/robots-semantics.md)
   --no-sellers            skip the sellers.json phase (ad systems and intermediaries)
+  --agents-catalogue FILE AI and ad crawlers whose robots.txt treatment is recorded per host
+                          (robots_agent_access), instead of the shipped data/agents-catalogue.json;
+                          same format (docs/reference/ai-crawlers.md), checked before the crawl
 
 sellers.json (IAB sellers.json 1.0):
   --sellers-location AD_SYSTEM=URL
@@ -74,9 +77,6 @@ sellers.json (IAB sellers.json 1.0):
                           https://AD_SYSTEM/sellers.json (repeatable; adds to or overrides the shipped
                           table data/sellers-locations.tsv, e.g. google.com is read from
                           https://realtimebidding.google.com/sellers.json). The file stays AD_SYSTEM's.
-  --agents-catalogue FILE AI and ad crawlers whose robots.txt treatment is recorded per host
-                          (robots_agent_access), instead of the shipped data/agents-catalogue.json;
-                          same format (docs/reference/ai-crawlers.md), checked before the crawl
   --sellers-locations FILE  more such entries, one 'AD_SYSTEM<TAB>URL[<TAB>source]' a line (the
                           shipped table's format; --sellers-location wins over it)
   --sellers-depth N       follow INTERMEDIARY/BOTH entries to the intermediaries' own sellers.json,
@@ -151,6 +151,7 @@ export const command: Command = {
       'obey-robots': { type: 'string' },
       'robots-semantics': { type: 'string' },
       'no-sellers': { type: 'boolean' },
+      'agents-catalogue': { type: 'string' },
       'sellers-location': { type: 'string', multiple: true },
       'sellers-locations': { type: 'string' },
       'sellers-depth': { type: 'string' },
@@ -161,7 +162,6 @@ export const command: Command = {
       shard: { type: 'string' },
       previous: { type: 'string' },
       revalidate: { type: 'boolean' },
-      'agents-catalogue': { type: 'string' },
       'reuse-fresh': { type: 'boolean' },
       'no-bodies': { type: 'boolean' },
       now: { type: 'string' },
@@ -228,6 +228,14 @@ export const command: Command = {
       const e = err as NodeJS.ErrnoException;
       throw new UsageError(e.code && e.code !== 'SELLERS_LOCATION_INVALID' ? `--sellers-locations ${values['sellers-locations']}: ${e.code}` : e.message);
     }
+    let agentsCatalogue: AgentsCatalogue | undefined;
+    if (values['agents-catalogue'] !== undefined) {
+      try {
+        agentsCatalogue = await loadAgentsCatalogue(values['agents-catalogue']);
+      } catch (err) {
+        throw new UsageError(`--agents-catalogue: ${(err as Error).message}`);
+      }
+    }
     const sellersDepth = intFlag('sellers-depth', values['sellers-depth'], 5, 0, CRAWL_LIMITS.sellersDepth);
     const maxIntermediaries = intFlag('max-intermediaries', values['max-intermediaries'], 20_000, 0, CRAWL_LIMITS.maxIntermediaries);
     const now = values.now === undefined ? undefined : new Date(values.now);
@@ -248,14 +256,6 @@ export const command: Command = {
     const onSignal = (sig: NodeJS.Signals) => {
       process.stderr.write(`\nadsnap crawl: ${sig}: stopping; no partial snapshot will be left\n`);
       controller.abort(new Error(`interrupted by ${sig}`));
-    let agentsCatalogue: AgentsCatalogue | undefined;
-    if (values['agents-catalogue'] !== undefined) {
-      try {
-        agentsCatalogue = await loadAgentsCatalogue(values['agents-catalogue']);
-      } catch (err) {
-        throw new UsageError(`--agents-catalogue: ${(err as Error).message}`);
-      }
-    }
     };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
@@ -278,6 +278,7 @@ export const command: Command = {
         robotsSemantics,
         sellers: !values['no-sellers'],
         sellersLocations,
+        agentsCatalogue,
         sellersDepth,
         maxIntermediaries,
         checkpointSeconds,
@@ -299,7 +300,6 @@ export const command: Command = {
         },
       });
       progress.stop();
-        agentsCatalogue,
       if (result.alreadyComplete) {
         process.stdout.write(`snapshot ${result.snapshotDate} run ${result.runId} is already complete (${result.manifestPath}); nothing to do\n`);
         return 0;
