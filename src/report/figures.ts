@@ -262,7 +262,8 @@ ORDER BY records DESC, ad_system_domain LIMIT 25`,
         // The nights with a night summary from it, the others from the view (night-summary.ts).
         sql: `SELECT *, round(missing / nullif(checkable, 0), 4) AS missing_share
 FROM (
-  SELECT snapshot_date, records, checkable, missing, relationship_mismatch, owner_mismatch FROM report_night_summary
+  -- A night without a record of a valid file has no row, as in the view's grouping.
+  SELECT snapshot_date, records, checkable, missing, relationship_mismatch, owner_mismatch FROM report_night_summary WHERE records > 0
   UNION ALL
   ${consistencyNightsSql(VIEWED)}
 ) ORDER BY snapshot_date`,
@@ -303,7 +304,8 @@ ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
         about: 'Per night: (ad system, seller id) pairs claimed DIRECT by two or more owners (as above), and the records that claim them.',
         // The nights with a night summary from it, the others from the records (night-summary.ts).
         sql: `SELECT * FROM (
-  SELECT snapshot_date, pooled_ids, pooled_records AS records FROM report_night_summary
+  -- A night without a pooled id has no row, as in the grouping below.
+  SELECT snapshot_date, pooled_ids, pooled_records AS records FROM report_night_summary WHERE pooled_ids > 0
   UNION ALL
   SELECT * FROM (
 ${poolingNightsSql(VIEWED)}
