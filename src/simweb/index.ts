@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fixtureBehaviour, fixtureRoute, loadFixtures, type FixtureHost } from './fixtures.js';
 import { HOSTILE_KINDS, hostileName, parseSyntheticHost } from './names.js';
-import { startRealDns, type SimwebDns } from './real-dns.js';
+import { startRealDns, withDnsExpectation, type SimwebDns } from './real-dns.js';
 import type { HostBehaviour, HostSpec, Route } from './route.js';
 import { SimwebServer, type RequestInfo, type Resolver, type SimwebStats } from './server.js';
 import { SyntheticWeb } from './synthetic-web.js';
@@ -152,7 +152,10 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
     fixtureHosts: () => [...fixtures.keys()],
     describe(host: string): HostSpec {
       const f = fixtures.get(host);
-      if (!f) return options.realweb ? realWebExpectation(o.seed, web.describe(host)) : web.describe(host);
+      if (!f) {
+        const spec = options.realweb ? realWebExpectation(o.seed, web.describe(host)) : web.describe(host);
+        return dns ? withDnsExpectation(dns.layout, spec) : spec;
+      }
       const behaviour = resolver.behaviour(host);
       return { ...web.describe(host), host, role: 'fixture', behaviour, hostile: null, expect: f.expect, ...(f.about ? { about: f.about } : {}) };
     },

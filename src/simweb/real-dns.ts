@@ -11,6 +11,7 @@
 import { SimDnsServer, type DnsServerStats } from './dns-server.js';
 import { CDN_ADDRESSES } from './calibration.js';
 import { NetLayout, type NetLayoutOptions } from './net-layout.js';
+import type { HostSpec } from './route.js';
 import type { SimwebServer } from './server.js';
 import { startSynDead } from './syn-dead.js';
 
@@ -113,4 +114,18 @@ export async function startRealDns(server: SimwebServer, o: RealDnsOptions): Pro
       await dns.close();
     },
   };
+}
+
+/**
+ * What a correct crawl through this DNS records for a host: its listed site's zone fails (any
+ * DNS fate but ok) or its address never answers the SYN, and every file it would have had is
+ * `unreachable`; any other host is as `spec` says.
+ */
+export function withDnsExpectation(layout: NetLayout, spec: HostSpec): HostSpec {
+  const p = layout.plan(spec.host);
+  if (p.fate === 'ok' && p.placement !== 'syn_dead') return spec;
+  if (p.fate === 'unknown') return spec;
+  const expect: HostSpec['expect'] = {};
+  for (const k of Object.keys(spec.expect) as Array<keyof HostSpec['expect']>) expect[k] = { status: 'unreachable' };
+  return { ...spec, expect };
 }
