@@ -58,7 +58,7 @@ export interface CrawlOptions {
   /**
    * Rows per Parquet row group (each table buffers up to one row group before encoding it, so
    * this sets the writer's memory: 16384 peaked ~45 MB higher than 8192 in a 10k-domain crawl,
-   * and 4096 no lower; README Performance). @default 8192
+   * and 4096 no lower; docs/performance.md, history). @default 8192
    */
   rowGroupRows?: number;
   /** Seconds between checkpoints (a resumed run redoes at most this much work); 0 = none. @default 300 */

@@ -20,7 +20,7 @@ interface Case {
   note?: string;
 }
 
-/** Deviations, keyed `file#index`; the reason is what the README says. */
+/** Deviations, keyed `file#index`; the reasons are in docs/reference/robots.md (conformance) and docs/reference/robots-semantics.md. */
 const DEVIATIONS: Record<string, string> = {
   // RFC 9309 §2.2.2: non-ASCII octets in the URI MUST be percent-encoded before comparison, so a raw `ツ` equals `%E3%83%84`.
   'spec#non-ascii-paths.textproto tests[1].test_expectations[1]': 'rfc-encode-non-ascii',

@@ -42,7 +42,7 @@ export interface RobotsIssue {
   /** null for file-level issues (truncation, encoding, HTML body). */
   lineNo: number | null;
   severity: RobotsIssueSeverity;
-  /** Stable code; see README "robots.txt" for the list. */
+  /** Stable code; the list is in docs/reference/parse-issues.md (robots.txt), generated from this parser. */
   code: string;
   message: string;
   /** The offending line, at most 256 characters; null for file-level issues. */
