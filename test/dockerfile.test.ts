@@ -23,10 +23,32 @@ for (const l of lines) {
 const runtime = stages[stages.length - 1]!;
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { files: string[]; engines: { node: string } };
 
+/**
+ * Node's LTS lines and the day each reaches end of life (https://github.com/nodejs/Release). A
+ * major not listed here is not an LTS line the image may use: add its row when moving the image.
+ */
+const NODE_LTS_END_OF_LIFE: Record<number, string> = {
+  20: '2026-04-30',
+  22: '2027-04-30',
+  24: '2028-04-30',
+};
+
 describe('Dockerfile', () => {
-  it('builds in two stages from an official Node LTS slim image pinned by tag', () => {
+  it('builds in two stages from an official Node slim image pinned by tag, of an LTS line not past its end of life', () => {
     expect(stages.length).toBe(2);
-    for (const s of stages) expect(s[0]).toMatch(/^FROM node:(20|22|24)\.\d+(\.\d+)?-[a-z]+-slim(\s+AS\s+\w+)?$/i);
+    const majors = new Set<number>();
+    for (const s of stages) {
+      const m = /^FROM node:(\d+)\.\d+(?:\.\d+)?-[a-z]+-slim(?:\s+AS\s+\w+)?$/i.exec(s[0]!);
+      expect(m, s[0]).not.toBeNull();
+      majors.add(Number(m![1]));
+    }
+    // Both stages run the same Node: the build's output is what the runtime executes.
+    expect(majors.size).toBe(1);
+    const [major] = [...majors];
+    const eol = NODE_LTS_END_OF_LIFE[major!];
+    expect(eol, `node ${major} is not an LTS line`).toBeDefined();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(today <= eol!, `node ${major} reached end of life on ${eol}`).toBe(true);
     expect(dockerfile).not.toMatch(/:latest\b/);
   });
 
@@ -53,8 +75,9 @@ describe('Dockerfile', () => {
     expect(runtime.find((l) => l.startsWith('ENTRYPOINT'))).toMatch(/^ENTRYPOINT \["node", "\/opt\/adsnap\/bin\/adsnap\.js"\]$/);
   });
 
-  it('.dockerignore keeps node_modules, build output and snapshots out of the context', () => {
+  it('.dockerignore keeps node_modules, build output, snapshots, test and benchmark output out of the context', () => {
     const ignore = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
-    for (const p of ['node_modules', 'dist', 'out', '.git']) expect(ignore, p).toContain(p);
+    // Dependencies, build output, git, snapshots, scratch and benchmark output, logs and tarballs, tests.
+    for (const p of ['node_modules', 'dist', 'out', 'snapshots', '.git', '.tmp', '.bench-out', '*.log', '*.tgz', 'test', 'bench']) expect(ignore, p).toContain(p);
   });
 });

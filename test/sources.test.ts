@@ -154,6 +154,59 @@ describe('readDomainList', () => {
     expect(stats).toMatchObject({ skippedHeader: true, malformed: 0 });
   });
 
+  it('Majestic header: the rank is GlobalRank, not TldRank or a Prev* rank', async () => {
+    const header = 'GlobalRank,TldRank,Domain,TLD,RefSubNets,RefIPs,IDN_Domain,IDN_TLD,PrevGlobalRank,PrevTldRank,PrevRefSubNets,PrevRefIPs';
+    const rows = [
+      '1,1,google.com,com,477491,2387237,google.com,com,1,1,476877,2384491',
+      '2,2,facebook.com,com,474014,2414717,facebook.com,com,2,2,473567,2411795',
+      '17,1,wikipedia.org,org,301234,1023456,wikipedia.org,org,16,1,301000,1023000',
+      '45,3,bbc.co.uk,uk,200123,700456,bbc.co.uk,uk,44,3,200000,700000',
+    ];
+    const { list, stats } = await readAll(file('majestic.csv', [header, ...rows].join('\n') + '\n'));
+    expect(list.map((t) => [t.target, t.rank, t.inputLine])).toEqual([
+      ['google.com', 1, 2],
+      ['facebook.com', 2, 3],
+      ['wikipedia.org', 17, 4],
+      ['bbc.co.uk', 45, 5],
+    ]);
+    expect(stats).toMatchObject({ skippedHeader: true, layout: 'csv_header', malformed: 0, accepted: 4 });
+  });
+
+  it('a header naming no known column is skipped, never malformed, and the next line decides the layout', async () => {
+    // name,rank: no domain column; the data's first column is the domain and the header's rank column is kept.
+    let r = await readAll(file('name-rank.csv', 'name,rank\ngoogle.com,5\nwww.example.org,9\n'));
+    expect(r.list.map((t) => [t.target, t.rank, t.inputLine])).toEqual([['google.com', 5, 2], ['example.org', 9, 3]]);
+    expect(r.stats).toMatchObject({ skippedHeader: true, layout: 'csv', malformed: 0, accepted: 2, lines: 3 });
+    // A one-column text list with a label line (after a comment and a blank line).
+    r = await readAll(file('domain-name.txt', '# exported\n\nDomain Name\nexample.com\nexample.net\n'));
+    expect(r.list.map((t) => [t.target, t.rank, t.inputLine])).toEqual([['example.com', 1, 4], ['example.net', 2, 5]]);
+    expect(r.stats).toMatchObject({ skippedHeader: true, layout: 'text', malformed: 0, ignored: 2 });
+    // Quoted labels; a Tranco-style body after them.
+    r = await readAll(file('quoted.csv', '"Rank","Name"\n1,google.com\n2,mail.ru\n'));
+    expect(r.list.map((t) => [t.target, t.rank])).toEqual([['google.com', 1], ['mail.ru', 2]]);
+    expect(r.stats).toMatchObject({ skippedHeader: true, layout: 'rank_domain', malformed: 0 });
+  });
+
+  it('only the first line can be such a header, and a line with a dot, a number or a URL is not one', async () => {
+    // A label-like line later in the file is malformed as before.
+    let r = await readAll(file('late.txt', 'example.com\nDomain Name\n'));
+    expect(r.stats).toMatchObject({ skippedHeader: false, malformed: 1, accepted: 1 });
+    // A first line with a number or a dotted value that does not normalise is data, counted malformed.
+    r = await readAll(file('num.csv', '1,co.uk\n2,b.com\n'));
+    expect(r.stats).toMatchObject({ skippedHeader: false, malformed: 1, layout: 'rank_domain' });
+    expect(r.stats.malformedSamples[0]).toMatchObject({ lineNo: 1, reason: 'public_suffix' });
+    r = await readAll(file('dotted.txt', 'co.uk\nb.com\n'));
+    expect(r.stats).toMatchObject({ skippedHeader: false, malformed: 1 });
+    r = await readAll(file('url.txt', 'http://\nb.com\n'));
+    expect(r.stats).toMatchObject({ skippedHeader: false, malformed: 1 });
+    // `localhost` is a host name, not a label: still malformed.
+    r = await readAll(file('localhost.txt', 'localhost\nb.com\n'));
+    expect(r.stats).toMatchObject({ skippedHeader: false, malformed: 1, malformedByReason: { localhost: 1 } });
+    // A header alone: nothing read, nothing malformed.
+    r = await readAll(file('only-header.csv', 'name,rank\n'));
+    expect(r.stats).toMatchObject({ skippedHeader: true, accepted: 0, malformed: 0, lines: 1, complete: true });
+  });
+
   it('a CSV row missing the domain column is malformed, not fatal', async () => {
     const p = file('short.csv', 'rank,domain\n1\n2,b.com\n');
     const { list, stats } = await readAll(p);

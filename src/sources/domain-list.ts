@@ -2,7 +2,8 @@
  * Domain lists → crawl targets (contract §1 `adsnap crawl --domains FILE`): plain text (one
  * domain or URL per line), Tranco-style `rank,domain`, or CSV with a header naming a `domain`
  * column (and optionally a rank column), each optionally `.gz`/`.zip`, or stdin. Each value
- * becomes its root domain (PSL+1); duplicates and malformed lines are counted, never fatal.
+ * becomes its root domain (PSL+1); duplicates and malformed lines are counted, never fatal. A
+ * header line is never malformed: one naming no known column (`name,rank`) is skipped too.
  * Streams: lines are pulled only as fast as the consumer takes targets (that is the backpressure
  * from the crawl and its Parquet writers back to the file).
  */
@@ -102,6 +103,11 @@ export function readDomainList(input: string, options: ReadDomainListOptions = {
     }
     const seen = options.seen ?? new CompactStringSet();
     let layout: Layout | null = null;
+    // The first data line may be a header naming no column adsnap knows (`name,rank`, `Domain
+    // Name`): if it yields no domain and looks like a header, it is skipped, never malformed, and
+    // the next line decides the layout. `headerRankCol` is the rank column such a header named.
+    let firstDataLine = true;
+    let headerRankCol = -1;
     const lines = openLineBatches(input, options.zipEntry === undefined ? {} : { zipEntry: options.zipEntry });
     for await (const batch of lines) {
       for (const { line, lineNo } of batch) {
@@ -113,21 +119,29 @@ export function readDomainList(input: string, options: ReadDomainListOptions = {
         }
         if (layout === null) {
           layout = detectLayout(trimmed);
+          if (headerRankCol >= 0 && layout.kind === 'csv' && headerRankCol !== layout.domainCol) layout = { ...layout, rankCol: headerRankCol };
           stats.layout = layout.kind;
           if (layout.kind === 'csv_header') {
             stats.skippedHeader = true;
+            firstDataLine = false;
             continue;
           }
         }
+        const isFirst = firstDataLine;
+        firstDataLine = false;
         const cells = layout.domainCol < 0 ? null : parseCsvLine(trimmed);
         const value = cells === null ? trimmed : cells[layout.domainCol];
-        if (value === undefined) {
-          malformed(lineNo, line, 'no_domain_field');
-          continue;
-        }
-        const n = normaliseDomain(value);
-        if (!n.ok) {
-          malformed(lineNo, line, n.reason);
+        const n = value === undefined ? null : normaliseDomain(value);
+        if (n === null || !n.ok) {
+          const header = isFirst ? headerLabels(trimmed) : null;
+          if (header !== null && n?.reason !== 'localhost') {
+            stats.skippedHeader = true;
+            headerRankCol = rankColumn(header);
+            layout = null;
+            stats.layout = 'unknown';
+            continue;
+          }
+          malformed(lineNo, line, n === null ? 'no_domain_field' : n.reason);
           continue;
         }
         if (!seen.add(n.root)) {
@@ -163,14 +177,30 @@ function detectLayout(firstLine: string): Layout {
   const cells = parseCsvLine(firstLine).map((c) => c.trim().toLowerCase());
   for (const name of DOMAIN_HEADERS) {
     const domainCol = cells.indexOf(name);
-    if (domainCol >= 0) {
-      let rankCol = cells.indexOf('rank');
-      if (rankCol < 0) rankCol = cells.findIndex((c) => c.endsWith('rank'));
-      return { kind: 'csv_header', domainCol, rankCol };
-    }
+    if (domainCol >= 0) return { kind: 'csv_header', domainCol, rankCol: rankColumn(cells) };
   }
   if (/^\d+$/.test(cells[0] ?? '') && cells.length >= 2) return { kind: 'rank_domain', domainCol: 1, rankCol: 0 };
   return { kind: 'csv', domainCol: 0, rankCol: -1 }; // headerless CSV: the first column
+}
+
+/** The rank column of a header's (lower-case) labels: `rank`, else the first ending in `rank`. */
+function rankColumn(labels: string[]): number {
+  const exact = labels.indexOf('rank');
+  return exact >= 0 ? exact : labels.findIndex((c) => c.endsWith('rank'));
+}
+
+// A header label: starts with a letter, then letters, digits, spaces, `_`, `-`, parentheses. No dot
+// (a domain has one), no `/` or `:` (a URL has them), not a number.
+const HEADER_LABEL = /^\p{L}[\p{L}\p{N} _()-]*$/u;
+
+/**
+ * A line that looks like a header: every non-empty field (a line without a comma is one field) is
+ * a word-like label, and there is at least one. Returns the lower-case labels, or null.
+ */
+function headerLabels(line: string): string[] | null {
+  const fields = (line.includes(',') ? parseCsvLine(line) : [line.replace(/^"(.*)"$/, '$1')]).map((c) => c.trim());
+  if (!fields.some((f) => f !== '')) return null;
+  return fields.every((f) => f === '' || HEADER_LABEL.test(f)) ? fields.map((f) => f.toLowerCase()) : null;
 }
 
 function parseRank(cell: string | undefined): number | null {
