@@ -109,6 +109,8 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   const fetchConfig = resolveFetchConfig({ onBackoff: (scope, _key, _ms, cause) => stats.countBackoff(scope, cause), ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
   const saved = journal.previous;
   const catalogue = options.agentsCatalogue ?? (await loadAgentsCatalogue());
+  // Where ad systems publish sellers.json: the shipped table under the run's entries, read once (its hash goes in the manifest).
+  const sellersLocations = await SellersLocations.load(sellersLocationOverrides(options));
   const writer: SnapshotWriter = await openSnapshotWriter({
     outDir: options.outDir,
     snapshotDate,
@@ -327,7 +329,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
         sellers: options.sellers !== false,
         depth: options.sellersDepth ?? SELLERS_DEFAULTS.depth,
         maxIntermediaries: options.maxIntermediaries ?? SELLERS_DEFAULTS.maxIntermediaries,
-        locations: await SellersLocations.load(sellersLocationOverrides(options)),
+        locations: sellersLocations,
         runUnits: (list, work) => units('sellers', list, width, work),
         checkpoint: () => checkpoint('sellers'),
       });
@@ -353,7 +355,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       input_fingerprints: inputs.fingerprints,
       // Every fetch knob as used, from defaults, --config FILE or flags (issue 17; src/fetch/knobs-manifest.ts).
       fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
       // Resolvers asked and every exemption from the address guard (issue 17: --dns-server, --allow-addresses).
       network: networkManifest(fetchConfig),
       sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,

@@ -11,7 +11,7 @@
  * in the registry (`Referrals.intermediaries`, left out of a checkpoint while their unit is open).
  * A run killed in any round and resumed fetches what the uninterrupted run would have, once.
  */
-import type { SellersLocations } from '../src/resolve/sellers-location.js';
+import type { LocationTableInfo, SellersLocations } from '../src/resolve/sellers-location.js';
 import { sellersLocationOverrides, type CrawlOptions } from './crawl-options.js';
 import { planNextRound } from '../src/resolve/intermediaries.js';
 import type { CrawlContext } from './context.js';
@@ -36,8 +36,13 @@ export function sellersIdentity(o: SellersOptions): Record<string, unknown> {
   };
 }
 
-/** The run manifest's sellers options, and its `sellers_rounds`: files asked per round, and the bound when it cut a round. */
-export function sellersManifest(o: SellersOptions, rounds: SellersRounds | null) {
+/**
+ * The run manifest's sellers options, and its `sellers_rounds`: files asked per round, and the
+ * bound when it cut a round. `sellers_locations` are the run's own entries; `sellers_locations_table`
+ * the table they were laid on (the shipped data/sellers-locations.tsv: its sha256 and entry count),
+ * so that a night can be reproduced with the same locations.
+ */
+export function sellersManifest(o: SellersOptions, rounds: SellersRounds | null, table: LocationTableInfo | null = null) {
   const l = rounds?.limitReached ?? null;
   return {
     options: {
@@ -45,6 +50,7 @@ export function sellersManifest(o: SellersOptions, rounds: SellersRounds | null)
       sellers_depth: o.sellersDepth ?? SELLERS_DEFAULTS.depth,
       max_intermediaries: o.maxIntermediaries ?? SELLERS_DEFAULTS.maxIntermediaries,
       sellers_locations: sellersLocationOverrides(o),
+      sellers_locations_table: table,
     },
     sellers_rounds: rounds ? { rounds: rounds.files, limit_reached: l === null ? null : { round: l.round, not_fetched: l.notFetched } } : null,
   };

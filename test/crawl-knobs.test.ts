@@ -35,7 +35,38 @@ describe('resolveKnobs (src/cli/crawl-knobs.ts)', () => {
     expect(k.fetch.maxBytes).toEqual({ 'ads.txt': 1048576, 'app-ads.txt': 1048576, 'robots.txt': 1048576, 'sellers.json': 1048576, store_page: 1048576 });
     // A flag without KIND sets every kind.
     expect((await resolveKnobs({ timeout: ['9000'] })).fetch.totalTimeoutMs).toMatchObject({ 'robots.txt': 9000, store_page: 9000 });
-    expect(await resolveKnobs({})).toEqual({ concurrency: 64, fetch: {}, configFile: null });
+    expect(await resolveKnobs({})).toEqual({ concurrency: 64, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, configFile: null });
+  });
+
+  it('reads the sellers.json knobs from the file (issue 21); locations merge by ad system, flags on top', async () => {
+    const dir = tmpDir();
+    writeFileSync(path.join(dir, 'table.tsv'), 'a.test\thttps://table.test/a.json\nb.test\thttps://table.test/b.json\nc.test\thttps://table.test/c.json\n');
+    const f = path.join(dir, 'adsnap.json');
+    // The array form; a relative table path is read beside the config file.
+    writeFileSync(f, JSON.stringify({ 'sellers-locations': 'table.tsv', 'sellers-location': ['B.Test=https://file.test/b.json#x', 'd.test=https://file.test/d.json'], 'sellers-depth': 2, 'max-intermediaries': 7 }));
+    const k = await resolveKnobs({ config: f });
+    expect(k.sellers).toEqual({
+      locations: { 'a.test': 'https://table.test/a.json', 'b.test': 'https://file.test/b.json', 'c.test': 'https://table.test/c.json', 'd.test': 'https://file.test/d.json' },
+      depth: 2,
+      maxIntermediaries: 7,
+    });
+    // The object form; a flag beats the file's entry for its ad system and keeps the others.
+    const g = config({ 'sellers-location': { 'c.test': 'https://file.test/c.json', 'e.test': 'http://file.test/e.json' }, 'sellers-depth': 0 });
+    const k2 = await resolveKnobs({ config: g, 'sellers-location': ['e.test=https://flag.test/e.json'], 'sellers-depth': '3' });
+    expect(k2.sellers).toEqual({ locations: { 'c.test': 'https://file.test/c.json', 'e.test': 'https://flag.test/e.json' }, depth: 3, maxIntermediaries: 20000 });
+  });
+
+  it('refuses a bad sellers.json knob in the file with the flags\' checks, naming the file and key', async () => {
+    const bad = async (obj: unknown) => resolveKnobs({ config: config(obj) });
+    await expect(bad({ 'sellers-depth': 33 })).rejects.toThrow(/: sellers-depth must be an integer from 0 to 32, got 33/);
+    await expect(bad({ 'max-intermediaries': -1 })).rejects.toThrow(/: max-intermediaries must be an integer from 0 to 10000000/);
+    await expect(bad({ 'sellers-location': { 'x.test': 'ftp://x.test/s.json' } })).rejects.toThrow(/sellers-location: "ftp:\/\/x.test\/s.json" is not an http\(s\) URL/);
+    await expect(bad({ 'sellers-location': { 'not a domain': 'https://x.test/s.json' } })).rejects.toThrow(/not an ad system domain/);
+    await expect(bad({ 'sellers-location': { 'x.test': 5 } })).rejects.toThrow(/must be a string/);
+    await expect(bad({ 'sellers-location': ['x.test'] })).rejects.toThrow(/sellers-location must be AD_SYSTEM=URL, got "x.test"/);
+    await expect(bad({ 'sellers-location': 'x.test=https://x.test/s.json' })).rejects.toThrow(/must be an object .* or a list/);
+    await expect(bad({ 'sellers-locations': 'missing.tsv' })).rejects.toThrow(/sellers-locations .*missing\.tsv: ENOENT/);
+    await expect(resolveKnobs({ 'sellers-depth': '33' })).rejects.toThrow(/^--sellers-depth must be an integer from 0 to 32, got "33"$/);
   });
 
   it('refuses what is wrong with a message naming the knob and where it came from', async () => {

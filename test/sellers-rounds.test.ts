@@ -1,10 +1,12 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawlOptions } from '../pipelines/crawl.js';
 import { openSnapshotDb } from '../pipelines/summary.js';
 import { tables } from '../schemas/tables.js';
+import { shippedLocationsFile } from '../src/resolve/sellers-location.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { runCli } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
@@ -429,5 +431,62 @@ describe('adsnap crawl flags', () => {
     expect((await bad('--sellers-depth', '33')).stderr).toMatch(/--sellers-depth must be an integer from 0 to 32/);
     expect((await bad('--sellers-locations', path.join(tmp, 'missing.tsv'))).stderr).toMatch(/ENOENT/);
     expect((await bad('--shard', '1/3', '--stage', 'intermediaries')).stderr).toMatch(/runs once, as --shard 0\/3/);
+  }, 90_000);
+
+  it('--config FILE holds sellers-location, sellers-depth, max-intermediaries; a flag wins; the manifest says which table was used', async () => {
+    const out = path.join(tmp, 'cli-config');
+    const config = path.join(tmp, 'sellers-config.json');
+    // flag.test's entry in the file is overridden by the flag; moved.test's stays; depth 1 from the file.
+    writeFileSync(config, JSON.stringify({
+      'sellers-location': { 'flag.test': 'https://wrong-cdn.test/sellers.json', 'moved.test': 'https://moved-cdn.test/s.json' },
+      'sellers-depth': 1,
+      'max-intermediaries': 2,
+    }));
+    const connect = web.connectTo.flatMap((c) => ['--connect-to', c]);
+    const from = web.seen.length;
+    const r = await runCli(['crawl', '--domains', domains, '--out', out, '--snapshot-date', DATE, '--progress', 'none', '--cacert', caFile, ...connect,
+      '--config', config, '--sellers-location', 'flag.test=https://data.flag-cdn.test/sellers.json', '--max-intermediaries', '10']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const seen = seenSince(from);
+    expect(seen).toContain('data.flag-cdn.test/sellers.json');
+    expect(seen).toContain('moved-cdn.test/s.json');
+    expect(seen.filter((u) => u.startsWith('wrong-cdn.test/') || u.startsWith('flag.test/') || u.startsWith('moved.test/'))).toEqual([]);
+    // Depth 1 (the file's): round 1 is mid1, mid2, nofile, all within the flag's bound of 10; mid3 is never asked.
+    expect(seen.filter((u) => /^mid\d\.test\/sellers\.json$|^nofile\.test\/sellers\.json$/.test(u)).sort()).toEqual(['mid1.test/sellers.json', 'mid2.test/sellers.json', 'nofile.test/sellers.json']);
+    const manifest = JSON.parse(readFileSync(path.join(out, '_runs', readdirSync(path.join(out, '_runs')).find((f) => f.endsWith('.json'))!), 'utf8'));
+    expect(manifest.fetch.config_file).toBe(config);
+    expect(manifest.options).toMatchObject({
+      sellers: true,
+      sellers_depth: 1,
+      max_intermediaries: 10,
+      sellers_locations: { 'flag.test': 'https://data.flag-cdn.test/sellers.json', 'moved.test': 'https://moved-cdn.test/s.json' },
+    });
+    // The shipped table the entries were laid on: enough to reproduce the night's locations.
+    const shipped = readFileSync(shippedLocationsFile());
+    expect(manifest.options.sellers_locations_table).toEqual({ file: 'data/sellers-locations.tsv', sha256: createHash('sha256').update(shipped).digest('hex'), entries: 1 });
+    expect(manifest.sellers_rounds).toEqual({ rounds: [{ round: 0, files: 4 }, { round: 1, files: 3 }], limit_reached: null });
+  }, 90_000);
+
+  it('a bad sellers.json value in --config FILE exits 2 before anything is written', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ 'sellers-depth': 33 }, /sellers-depth must be an integer from 0 to 32, got 33/],
+      [{ 'max-intermediaries': 'many' }, /max-intermediaries must be an integer/],
+      [{ 'sellers-location': { 'flag.test': 'ftp://data.flag-cdn.test/sellers.json' } }, /sellers-location: .* is not an http\(s\) URL/],
+      [{ 'sellers-location': ['flag.test'] }, /sellers-location must be AD_SYSTEM=URL/],
+      [{ 'sellers-locatoin': {} }, /unknown knob "sellers-locatoin"/],
+    ];
+    for (const [i, [obj, message]] of cases.entries()) {
+      const out = path.join(tmp, `bad-config-${i}`);
+      const config = path.join(tmp, `bad-config-${i}.json`);
+      writeFileSync(config, JSON.stringify(obj));
+      const from = web.seen.length;
+      const r = await runCli(['crawl', '--domains', domains, '--out', out, '--config', config, '--progress', 'none']);
+      expect(r.code, JSON.stringify(obj)).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toContain(`--config ${config}`);
+      expect(existsSync(out)).toBe(false);
+      expect(web.seen.length).toBe(from);
+    }
   }, 90_000);
 });

@@ -1,5 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CRAWL_LIMITS } from '../../pipelines/crawl-options.js';
+import { SELLERS_DEFAULTS } from '../../pipelines/sellers-rounds.js';
 import { FETCH_DEFAULTS, fetchKinds, resolveFetchConfig, type FetchKind, type FetchOptions } from '../fetch/index.js';
+import { checkLocation, parseLocationFlag, readLocationTable } from '../resolve/sellers-location.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -58,6 +62,13 @@ const KIND_KNOBS = [
 /** Keys the config file may also hold that other flags own (passed through as they are given). */
 const PASS_THROUGH = { 'user-agent': 'userAgent', 'dns-server': 'dnsServers', 'dns-timeout': 'dnsTimeoutMs' } as const;
 
+/** The sellers.json knobs (issue 21), flags of the crawl command that the config file may also hold. */
+const SELLERS_NUMBER_KNOBS = [
+  { flag: 'sellers-depth', key: 'depth', min: 0, max: CRAWL_LIMITS.sellersDepth },
+  { flag: 'max-intermediaries', key: 'maxIntermediaries', min: 0, max: CRAWL_LIMITS.maxIntermediaries },
+] as const;
+const SELLERS_KEYS = ['sellers-location', 'sellers-locations', ...SELLERS_NUMBER_KNOBS.map((k) => k.flag)] as const;
+
 /** For parseCommandArgs: the flags this module reads (concurrency, per-host, per-ip included). */
 export const KNOB_FLAGS = {
   config: { type: 'string' },
@@ -68,7 +79,12 @@ export const KNOB_FLAGS = {
 
 export const KNOBS_USAGE = `Operating knobs (docs/guide/operating.md; all echoed in the run manifest under "fetch"):
   --config FILE           JSON object of these knobs by flag name, e.g. {"per-ip": 8,
-                          "timeout": {"ads.txt": 20000}, "retries": 1}; flags win over the file
+                          "timeout": {"ads.txt": 20000}, "retries": 1}; flags win over the file.
+                          It may also hold user-agent, dns-server, dns-timeout and the sellers.json
+                          options: "sellers-location" ({"AD_SYSTEM": "URL"} or ["AD_SYSTEM=URL"]),
+                          "sellers-locations" (a path, relative to the config file), "sellers-depth",
+                          "max-intermediaries". Locations merge by ad system: the file's table, its
+                          entries, then --sellers-locations, then --sellers-location
   --concurrency N         subjects crawled at once (default ${CRAWL_DEFAULT_CONCURRENCY}, at most 4096)
   --per-host N            requests at once per host (default ${FETCH_DEFAULTS.perHost}, at most 64)
   --per-ip N              requests at once per resolved IP address (default ${FETCH_DEFAULTS.perIp}, at most 4096)
@@ -86,9 +102,17 @@ export const KNOBS_USAGE = `Operating knobs (docs/guide/operating.md; all echoed
                           (default ${D.dnsTtlMs}, ${D.dnsNegativeTtlMs})
   --keep-alive MS         idle time of a kept-alive connection (default ${D.keepAliveTimeoutMs})`;
 
+export interface SellersKnobs {
+  /** Ad system → URL, checked and normalised (`checkLocation`), on top of the shipped table. */
+  locations: Record<string, string>;
+  depth: number;
+  maxIntermediaries: number;
+}
+
 export interface Knobs {
   concurrency: number;
   fetch: FetchOptions;
+  sellers: SellersKnobs;
   /** The config file read, or null. */
   configFile: string | null;
 }
@@ -135,7 +159,7 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     throw new UsageError(`--config ${file}: not JSON (${(err as Error).message})`);
   }
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new UsageError(`--config ${file}: must hold a JSON object of knobs by flag name`);
-  const known = new Set<string>([...NUMBER_KNOBS.map((k) => k.flag), ...KIND_KNOBS.map((k) => k.flag), ...Object.keys(PASS_THROUGH)]);
+  const known = new Set<string>([...NUMBER_KNOBS.map((k) => k.flag), ...KIND_KNOBS.map((k) => k.flag), ...Object.keys(PASS_THROUGH), ...SELLERS_KEYS]);
   const unknown = Object.keys(obj).filter((k) => !known.has(k));
   if (unknown.length > 0) throw new UsageError(`--config ${file}: unknown knob${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')} (known: ${[...known].sort().join(', ')})`);
   return obj as Record<string, unknown>;
@@ -171,5 +195,62 @@ export async function resolveKnobs(values: Values): Promise<Knobs> {
     else if (typeof v !== 'string' || v.trim() === '' || /[\r\n]/.test(v)) throw new UsageError(`${where(flag, false)} must be a non-empty single-line string`);
     else fetch[key] = v;
   }
-  return { concurrency, fetch: fetch as FetchOptions, configFile };
+  return { concurrency, fetch: fetch as FetchOptions, sellers: await resolveSellersKnobs(values, file, configFile), configFile };
+}
+
+/**
+ * `--sellers-depth`, `--max-intermediaries`, `--sellers-locations FILE`, `--sellers-location
+ * AD_SYSTEM=URL` and the same keys of the config file, with the flags' checks. Numbers: a flag wins
+ * over the file. Locations merge by ad system, each layer over the one before: the file's
+ * `sellers-locations` table, the file's `sellers-location` entries, the `--sellers-locations`
+ * table, the `--sellers-location` flags.
+ */
+async function resolveSellersKnobs(values: Values, file: Record<string, unknown>, configFile: string | null): Promise<SellersKnobs> {
+  const inFile = (key: string) => `--config ${configFile}: ${key}`;
+  const out: SellersKnobs = { locations: {}, depth: SELLERS_DEFAULTS.depth, maxIntermediaries: SELLERS_DEFAULTS.maxIntermediaries };
+  for (const k of SELLERS_NUMBER_KNOBS) {
+    const fromFlag = values[k.flag] !== undefined;
+    const raw = fromFlag ? values[k.flag] : file[k.flag];
+    if (raw !== undefined) out[k.key] = intOf(fromFlag ? `--${k.flag}` : inFile(k.flag), raw, k.min, k.max);
+  }
+  const table = async (where: string, f: string) => {
+    try {
+      for (const [k, v] of await readLocationTable(f)) out.locations[k] = v;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new UsageError(e.code && e.code !== 'SELLERS_LOCATION_INVALID' ? `${where} ${f}: ${e.code}` : e.message);
+    }
+  };
+  const entry = (fn: () => [string, string]) => {
+    try {
+      const [k, v] = fn();
+      out.locations[k] = v;
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
+  if (configFile !== null) {
+    const t = file['sellers-locations'];
+    if (t !== undefined) {
+      if (typeof t !== 'string' || t.trim() === '') throw new UsageError(`${inFile('sellers-locations')} must be a file path (relative to the config file)`);
+      await table(inFile('sellers-locations'), path.resolve(path.dirname(configFile), t));
+    }
+    const l = file['sellers-location'];
+    if (Array.isArray(l)) {
+      for (const spec of l) {
+        if (typeof spec !== 'string') throw new UsageError(`${inFile('sellers-location')} entries must be "AD_SYSTEM=URL" strings, got ${JSON.stringify(spec)}`);
+        entry(() => parseLocationFlag(spec, inFile('sellers-location')));
+      }
+    } else if (l !== null && typeof l === 'object') {
+      for (const [k, v] of Object.entries(l)) {
+        if (typeof v !== 'string') throw new UsageError(`${inFile('sellers-location')}: the URL of ${JSON.stringify(k)} must be a string, got ${JSON.stringify(v)}`);
+        entry(() => checkLocation(k, v, inFile('sellers-location')));
+      }
+    } else if (l !== undefined) throw new UsageError(`${inFile('sellers-location')} must be an object {"AD_SYSTEM": "URL"} or a list of "AD_SYSTEM=URL"`);
+  }
+  const flagTable = values['sellers-locations'];
+  if (typeof flagTable === 'string') await table('--sellers-locations', flagTable);
+  const flagEntries = values['sellers-location'];
+  for (const spec of Array.isArray(flagEntries) ? flagEntries : flagEntries === undefined ? [] : [flagEntries]) entry(() => parseLocationFlag(String(spec)));
+  return out;
 }

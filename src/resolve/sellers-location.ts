@@ -7,6 +7,7 @@
  * override entries. Whatever the URL, the file stays the ad system's: `files.subject` and
  * `sellers.ad_system_domain` are the ad system, so joins to `ads_records` are unchanged.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isValidDnsName, toAsciiHost } from '../util/domain.js';
@@ -45,11 +46,11 @@ export function checkLocation(adSystem: string, url: string, where: string): [st
   return [host, u.href];
 }
 
-/** `AD_SYSTEM=URL` (the flag's form). */
-export function parseLocationFlag(spec: string): [string, string] {
+/** `AD_SYSTEM=URL` (the flag's form; `where` names it in errors, e.g. a config file's key). */
+export function parseLocationFlag(spec: string, where = '--sellers-location'): [string, string] {
   const eq = spec.indexOf('=');
-  if (eq <= 0) throw new SellersLocationError(`--sellers-location must be AD_SYSTEM=URL, got ${JSON.stringify(spec)}`);
-  return checkLocation(spec.slice(0, eq), spec.slice(eq + 1), '--sellers-location');
+  if (eq <= 0) throw new SellersLocationError(`${where} must be AD_SYSTEM=URL, got ${JSON.stringify(spec)}`);
+  return checkLocation(spec.slice(0, eq), spec.slice(eq + 1), where);
 }
 
 /**
@@ -78,14 +79,32 @@ export async function readLocationTable(file: string, requireSource = false): Pr
   return parseLocationTable(await readFile(file, 'utf8'), file, requireSource);
 }
 
-export class SellersLocations {
-  private constructor(private readonly table: ReadonlyMap<string, string>) {}
+/**
+ * What the run manifest records of the table the overrides were laid on, so that a night can be
+ * reproduced: the file (`data/sellers-locations.tsv` for the shipped one), the sha256 of its bytes
+ * and its number of entries. The table has no version of its own: its hash is its identity.
+ */
+export interface LocationTableInfo {
+  file: string;
+  sha256: string;
+  entries: number;
+}
 
-  /** The shipped table with `overrides` (already checked: `checkLocation`) on top. */
+export class SellersLocations {
+  private constructor(
+    private readonly table: ReadonlyMap<string, string>,
+    /** The table the overrides were laid on; null when none was. */
+    readonly base: LocationTableInfo | null = null,
+  ) {}
+
+  /** The shipped table (or `file`) with `overrides` (already checked: `checkLocation`) on top. */
   static async load(overrides: Readonly<Record<string, string>> = {}, file: string | null = shippedLocationsFile()): Promise<SellersLocations> {
-    const table = file === null ? new Map<string, string>() : await readLocationTable(file, true);
+    if (file === null) return new SellersLocations(new Map(Object.entries(overrides)));
+    const bytes = await readFile(file);
+    const table = parseLocationTable(bytes.toString('utf8'), file, true);
+    const base = { file: file === shippedLocationsFile() ? 'data/sellers-locations.tsv' : file, sha256: createHash('sha256').update(bytes).digest('hex'), entries: table.size };
     for (const [k, v] of Object.entries(overrides)) table.set(k, v);
-    return new SellersLocations(table);
+    return new SellersLocations(table, base);
   }
 
   static of(entries: Readonly<Record<string, string>>): SellersLocations {

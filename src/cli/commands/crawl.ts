@@ -4,7 +4,6 @@ import { crawl, CRAWL_LIMITS } from '../../../pipelines/crawl.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
 import { formatDnsServer, parseAllowCidr, parseConnectTo, parseDnsServer } from '../../fetch/index.js';
 import { parseShard } from '../../util/shard.js';
-import { parseLocationFlag, readLocationTable } from '../../resolve/sellers-location.js';
 import { loadAgentsCatalogue, type AgentsCatalogue } from '../../resolve/agents-catalogue.js';
 import { isRobotsSemantics } from '../../parse/robots/index.js';
 import { intFlag, parseCommandArgs } from '../args.js';
@@ -83,6 +82,9 @@ sellers.json (IAB sellers.json 1.0):
                           N rounds deep (default 5; 0 = only the ad systems named by records; at most 32)
   --max-intermediaries N  at most N intermediary sellers.json a night (default 20000); reaching it is
                           recorded in the run manifest (sellers_rounds.limit_reached)
+  All four may also be keys of --config FILE (flags win); the manifest records the run's locations
+  (options.sellers_locations) and the shipped table's sha256 and entry count
+  (options.sellers_locations_table).
 
 Scale-out (one snapshot over many machines, on an existing engine such as Kubernetes Indexed Jobs):
   --shard K/N             crawl only the sites and apps whose registrable domain hashes to K (0 ≤ K < N)
@@ -217,17 +219,6 @@ export const command: Command = {
     if (stage !== 'targets' && stage !== 'referrals' && stage !== 'sellers' && stage !== 'intermediaries') throw new UsageError(`--stage must be targets, referrals, sellers or intermediaries`);
     if (values.stage !== undefined && !shard) throw new UsageError('--stage needs --shard K/N');
     if (stage === 'intermediaries' && shard && shard.index !== 0) throw new UsageError(`--stage intermediaries runs once, as --shard 0/${shard.count} (each round needs every file of the round before)`);
-    const sellersLocations: Record<string, string> = {};
-    try {
-      if (values['sellers-locations'] !== undefined) for (const [k, v] of await readLocationTable(values['sellers-locations'])) sellersLocations[k] = v;
-      for (const spec of values['sellers-location'] ?? []) {
-        const [k, v] = parseLocationFlag(spec);
-        sellersLocations[k] = v;
-      }
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      throw new UsageError(e.code && e.code !== 'SELLERS_LOCATION_INVALID' ? `--sellers-locations ${values['sellers-locations']}: ${e.code}` : e.message);
-    }
     let agentsCatalogue: AgentsCatalogue | undefined;
     if (values['agents-catalogue'] !== undefined) {
       try {
@@ -236,15 +227,14 @@ export const command: Command = {
         throw new UsageError(`--agents-catalogue: ${(err as Error).message}`);
       }
     }
-    const sellersDepth = intFlag('sellers-depth', values['sellers-depth'], 5, 0, CRAWL_LIMITS.sellersDepth);
-    const maxIntermediaries = intFlag('max-intermediaries', values['max-intermediaries'], 20_000, 0, CRAWL_LIMITS.maxIntermediaries);
     const now = values.now === undefined ? undefined : new Date(values.now);
     if (now !== undefined && Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO time, got ${JSON.stringify(values.now)}`);
     const runId = values['run-id'];
     if (runId !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(runId)) throw new UsageError(`--run-id must be a plain name of 1–80 letters, digits, '-' or '_', got ${JSON.stringify(runId)}`);
     if ((values.domains === '-' || values.apps === '-') && runId === undefined) throw new UsageError('a list read from stdin needs --run-id NAME (the run is recognised by it, and checked against the bytes read)');
     if (values.domains === '-' && values.apps === '-') throw new UsageError('only one of --domains and --apps can be stdin');
-    // Time-outs, caps, retries, holds, DNS cache, concurrency: flags over --config FILE (crawl-knobs.ts).
+    // Time-outs, caps, retries, holds, DNS cache, concurrency, sellers.json locations and rounds:
+    // flags over --config FILE (crawl-knobs.ts).
     const knobs = await resolveKnobs(values);
     const concurrency = knobs.concurrency;
     const limit = values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0);
@@ -277,10 +267,10 @@ export const command: Command = {
         obeyRobots,
         robotsSemantics,
         sellers: !values['no-sellers'],
-        sellersLocations,
+        sellersLocations: knobs.sellers.locations,
         agentsCatalogue,
-        sellersDepth,
-        maxIntermediaries,
+        sellersDepth: knobs.sellers.depth,
+        maxIntermediaries: knobs.sellers.maxIntermediaries,
         checkpointSeconds,
         shard,
         stage,
