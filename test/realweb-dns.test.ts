@@ -111,20 +111,36 @@ describe('crawling through the simulated web DNS (no --connect-to)', () => {
     }
   });
 
-  it('ends SYN-dead hosts as connect time-outs: waited for the deadline, not refused', async (ctx) => {
+  it('ends SYN-dead hosts as connect time-outs within the deadline, then stops trying their address (unresponsive)', async (ctx) => {
     ready(ctx);
     expect(web!.dns!.synDeadVerified).toBe(true);
     for (const host of picked.syn_dead!) {
       const got = await rows(`SELECT url, error, status_code, remote_ip, duration_ms FROM fetches WHERE host = '${host}' ORDER BY url`);
       expect(got.length, host).toBeGreaterThanOrEqual(2); // robots.txt and ads.txt, HTTPS then the HTTP fallback
       for (const r of got) {
-        expect([r.error, r.status_code, r.remote_ip], String(r.url)).toEqual(['timeout', null, plan(host).v4]);
-        // A refused connect ends in a millisecond; a dropped SYN holds until the connect deadline.
-        expect(Number(r.duration_ms), String(r.url)).toBeGreaterThanOrEqual(CONNECT_MS * 0.9);
-        // …and no longer: the request's own deadline (30 s for these kinds) is never what ends it.
-        expect(Number(r.duration_ms), String(r.url)).toBeLessThan(30_000);
+        expect([r.status_code, r.remote_ip], String(r.url)).toEqual([null, plan(host).v4]);
+        if (r.error === 'timeout') {
+          // A refused connect ends in a millisecond; a dropped SYN holds until the connect deadline…
+          expect(Number(r.duration_ms), String(r.url)).toBeGreaterThanOrEqual(CONNECT_MS * 0.9);
+          // …and no longer: the request's own deadline (30 s for these kinds) is never what ends it.
+          expect(Number(r.duration_ms), String(r.url)).toBeLessThan(30_000);
+        } else {
+          // Once the address let two connects in a row time out, it is not tried again this run.
+          expect(r.error, String(r.url)).toBe('unresponsive');
+          expect(Number(r.duration_ms), String(r.url)).toBeLessThan(CONNECT_MS / 2);
+        }
       }
     }
+    // Per address and port: no request is skipped before two connects to it have timed out.
+    const early = await rows(`
+      WITH dead AS (
+        SELECT remote_ip, split_part(url, ':', 1) AS scheme, error, started_at,
+               started_at + to_milliseconds(duration_ms::BIGINT) AS ended_at
+        FROM fetches WHERE error IN ('timeout', 'unresponsive') AND host IN (${picked.syn_dead!.map((h) => `'${h}'`).join(', ')}))
+      SELECT s.remote_ip, s.scheme, s.started_at FROM dead s
+      WHERE s.error = 'unresponsive'
+        AND (SELECT count(*) FROM dead t WHERE t.error = 'timeout' AND t.remote_ip = s.remote_ip AND t.scheme = s.scheme AND t.ended_at <= s.started_at + INTERVAL 50 MILLISECOND) < 2`);
+    expect(early).toEqual([]);
   });
 
   it('resolves CNAME chains and IPv6-only hosts, and connects to the address DNS gave', async (ctx) => {

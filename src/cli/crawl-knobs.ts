@@ -40,6 +40,7 @@ export const NUMBER_KNOBS: readonly NumberKnob[] = [
   { flag: 'per-host', key: 'perHost', min: 1, max: 64 },
   { flag: 'per-ip', key: 'perIp', min: 1, max: 4096 },
   { flag: 'connect-timeout', key: 'connectTimeoutMs', min: 1, max: HOUR_MS },
+  { flag: 'unresponsive-after', key: 'unresponsiveAfter', min: 0, max: 100 },
   { flag: 'headers-timeout', key: 'headersTimeoutMs', min: 1, max: HOUR_MS },
   { flag: 'retries', key: 'retries', min: 0, max: 10 },
   { flag: 'retry-base', key: 'retryBaseMs', min: 0, max: HOUR_MS },
@@ -89,6 +90,9 @@ export const KNOBS_USAGE = `Operating knobs (docs/guide/operating.md; all echoed
   --per-host N            requests at once per host (default ${FETCH_DEFAULTS.perHost}, at most 64)
   --per-ip N              requests at once per resolved IP address (default ${FETCH_DEFAULTS.perIp}, at most 4096)
   --connect-timeout MS    TCP + TLS connect deadline (default ${D.connectTimeoutMs})
+  --unresponsive-after N  connect time-outs in a row (the SYN unanswered) after which an address is not
+                          tried again for 10 minutes: fetches.error 'unresponsive' (default ${D.unresponsiveAfter};
+                          0 = try every connect)
   --headers-timeout MS    from request sent to response headers, per hop (default ${D.headersTimeoutMs})
   --timeout [KIND=]MS     whole-chain budget per file kind (repeatable; default ${D.totalTimeoutMs['ads.txt']}, sellers.json ${D.totalTimeoutMs['sellers.json']})
   --max-bytes [KIND=]N    body byte cap per file kind, after decompression (repeatable; default

@@ -3,6 +3,7 @@ import { Agent } from 'undici';
 import type { FetchConfig } from './config.js';
 import { routedConnector } from './connector.js';
 import type { RouteTable } from './routes.js';
+import type { UnresponsiveAddresses } from './unresponsive.js';
 
 /**
  * The one undici Agent of a Fetcher. Requests are dispatched to the *host* origin
@@ -17,13 +18,13 @@ import type { RouteTable } from './routes.js';
  * have closed, and `keepAliveTimeout` (a few seconds: long enough for one site's requests in a
  * row) closes idle ones, so a million-host crawl holds pools only for recently fetched hosts.
  */
-export function createAgent(config: FetchConfig, routes: RouteTable): Agent {
+export function createAgent(config: FetchConfig, routes: RouteTable, unresponsive?: UnresponsiveAddresses): Agent {
   // One context for every connection, built once (without one Node builds a context per
   // connection). `ca` replaces Node's roots, so --cacert certificates are added to them: they
   // add trust, never remove it.
   const secureContext = createSecureContext(config.caCerts.length > 0 ? { ca: [...rootCertificates, ...config.caCerts] } : {});
   return new Agent({
-    connect: routedConnector({ routes, timeoutMs: config.connectTimeoutMs, secureContext }),
+    connect: routedConnector({ routes, timeoutMs: config.connectTimeoutMs, secureContext, unresponsive }),
     keepAliveTimeout: config.keepAliveTimeoutMs,
     keepAliveMaxTimeout: config.keepAliveTimeoutMs,
     // Our own exact timers (AbortSignal-driven) enforce the headers and whole-request deadlines;

@@ -29,6 +29,8 @@ export interface FetchConfig {
   maxBytes: Record<FetchKind, number>;
   /** TCP + TLS connect deadline (undici's connector). @default 10000 */
   connectTimeoutMs: number;
+  /** Connect time-outs in a row, before the TCP handshake, after which an address:port is not tried again for a while (fetch error `unresponsive`; unresponsive.ts); 0 = always try. @default 2 */
+  unresponsiveAfter: number;
   /** From sending a request to its response headers (exact timer, per hop). @default 15000 */
   headersTimeoutMs: number;
   /** Network time budget of one request chain: every hop, headers and the whole body. @default ads/app-ads/robots/store 30000, sellers.json 300000 */
@@ -150,6 +152,7 @@ export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
     concurrency: int('concurrency', o.concurrency, 256, 1),
     maxBytes: perKind('maxBytes', o.maxBytes, defaultMaxBytes),
     connectTimeoutMs: int('connectTimeoutMs', o.connectTimeoutMs, 10_000, 1),
+    unresponsiveAfter: int('unresponsiveAfter', o.unresponsiveAfter, 2, 0),
     headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, 15_000, 1),
     totalTimeoutMs: perKind('totalTimeoutMs', o.totalTimeoutMs, defaultTotalTimeoutMs),
     retries: int('retries', o.retries, 2, 0),

@@ -1,7 +1,9 @@
 import net from 'node:net';
 import tls, { type SecureContext } from 'node:tls';
 import { errors, type buildConnector } from 'undici';
+import { FetchFailure } from './errors.js';
 import { routeKey, type RouteTable } from './routes.js';
+import type { UnresponsiveAddresses } from './unresponsive.js';
 
 /**
  * The Agent's connector: opens the TCP (and TLS) connection for an undici pool.
@@ -27,6 +29,8 @@ export interface ConnectorOptions {
   timeoutMs: number;
   /** Trust store (Node's roots, plus --cacert certificates), shared by every connection. */
   secureContext: SecureContext;
+  /** Addresses that let connects time out before the TCP handshake (unresponsive.ts). */
+  unresponsive?: UnresponsiveAddresses;
 }
 
 export function routedConnector(o: ConnectorOptions): buildConnector.connector {
@@ -38,6 +42,11 @@ export function routedConnector(o: ConnectorOptions): buildConnector.connector {
       // Unreachable by construction (an exchange holds its route while its request is out);
       // refusing is the safe answer: never fall back to resolving the name here.
       callback(Object.assign(new Error(`no address chosen for ${opts.protocol}//${opts.hostname}:${port}`), { code: 'ERR_ADSNAP_NO_ROUTE' }), null);
+      return;
+    }
+    const addressKey = `${route.address}:${route.port}`;
+    if (o.unresponsive?.held(addressKey)) {
+      callback(new FetchFailure('unresponsive', `${addressKey} did not answer a connect earlier in this run; not tried`), null);
       return;
     }
     const socket: net.Socket = https
@@ -66,7 +75,12 @@ export function routedConnector(o: ConnectorOptions): buildConnector.connector {
       } else callback(null, socket);
     };
     const onConnect = () => finish(null);
-    const timer = setTimeout(() => finish(new errors.ConnectTimeoutError(`connect timeout after ${o.timeoutMs} ms`)), o.timeoutMs);
+    const timer = setTimeout(() => {
+      // Only a SYN left unanswered counts against the address; a TLS handshake that stalls does not.
+      if (socket.connecting) o.unresponsive?.timedOut(addressKey);
+      finish(new errors.ConnectTimeoutError(`connect timeout after ${o.timeoutMs} ms`));
+    }, o.timeoutMs);
+    if (o.unresponsive) socket.once('connect', () => o.unresponsive!.connected(addressKey));
     socket.once(https ? 'secureConnect' : 'connect', onConnect);
     socket.once('error', finish);
     // Registered before undici's own listeners, so they run first.

@@ -10,6 +10,7 @@ export type FetchErrorCode =
   | 'connect' // TCP connect refused or unreachable
   | 'tls' // TLS handshake or certificate failure
   | 'timeout' // connect, headers or whole-request deadline passed
+  | 'unresponsive' // not tried: the address let connects time out unanswered earlier in the run (unresponsive.ts)
   | 'reset' // connection closed or reset mid-exchange
   | 'protocol' // the answer was not valid HTTP/1.1
   | 'challenge' // a bot wall answered: a CDN's challenge or block page (challenge.ts), not the site's answer
@@ -25,7 +26,7 @@ export type FetchErrorCode =
   | 'other'; // anything unforeseen (kept, never thrown)
 
 /** Codes that mean "no HTTP answer could be had over this scheme" (ads.txt HTTP fallback). */
-export const NO_ANSWER_CODES: ReadonlySet<string> = new Set(['connect', 'tls', 'timeout', 'reset', 'protocol']);
+export const NO_ANSWER_CODES: ReadonlySet<string> = new Set(['connect', 'tls', 'timeout', 'unresponsive', 'reset', 'protocol']);
 
 /** An error carrying a stable code, thrown only inside the fetch layer and turned into data. */
 export class FetchFailure extends Error {

@@ -12,6 +12,7 @@ import { CHALLENGE_PEEK_BYTES, challengeFromBody, isHtmlType } from './challenge
 import { discard, ipKeyOf, sendHop, type Budget, type ExchangeDeps, type OpenResponse } from './exchange.js';
 import { Politeness } from './politeness.js';
 import { RouteTable } from './routes.js';
+import { UnresponsiveAddresses } from './unresponsive.js';
 import { decideRedirect, redirectPolicies, REDIRECT_STATUSES, startRedirects } from './redirect-policy.js';
 import type { BodyConsumer, FetchKind, FetchOutcome, FetchRequest, FetchRow, ResponseMeta } from './types.js';
 
@@ -64,6 +65,8 @@ export interface FetcherStats {
   backoffs: { hosts: number; ips: number };
   /** Bot walls met, by vendor (challenge.ts). */
   walls: Record<string, number>;
+  /** Addresses marked as not answering a SYN, and connects not tried because of it (unresponsive.ts). */
+  unresponsive: { marked: number; skipped: number };
   /** Origins with a request out and the address chosen for it (routes.ts). */
   routes: number;
   /** Origins with an open undici pool (idle keep-alive connections included); pools close with their last connection. */
@@ -87,10 +90,12 @@ export class Fetcher {
   private readonly counters = { requests: 0, fetches: 0, bytes: 0 };
   private readonly errorCounts: Record<string, number> = {};
   private readonly walls: Record<string, number> = {};
+  private readonly unresponsive: UnresponsiveAddresses | null;
 
   constructor(config: FetchConfig) {
     this.config = config;
-    this.agent = createAgent(config, this.routes);
+    this.unresponsive = config.unresponsiveAfter > 0 ? new UnresponsiveAddresses({ threshold: config.unresponsiveAfter, now: config.now }) : null;
+    this.agent = createAgent(config, this.routes, this.unresponsive ?? undefined);
     this.dns = new DnsCache(config.resolver, config.dnsCacheSize, config.dnsTtlMs, config.dnsNegativeTtlMs, config.now);
     this.operatorDns = new DnsCache(operatorResolver, 256, config.dnsTtlMs, 1000, config.now);
     this.politeness = new Politeness({ perHost: config.perHost, perIp: config.perIp, concurrency: config.concurrency, now: config.now, sleep: config.sleep, onBackoff: config.onBackoff ?? undefined });
@@ -292,6 +297,7 @@ export class Fetcher {
       ipsDeferred: this.politeness.ipClocks.size,
       backoffs: { ...this.politeness.backoffs },
       walls: { ...this.walls },
+      unresponsive: { marked: this.unresponsive?.marked ?? 0, skipped: this.unresponsive?.skipped ?? 0 },
       routes: this.routes.size,
       pools: Object.keys(this.agent.stats).length,
     };

@@ -13,6 +13,7 @@ export function fetchKnobsManifest(c: FetchConfig): Record<string, unknown> {
     per_host: c.perHost,
     per_ip: c.perIp,
     connect_timeout_ms: c.connectTimeoutMs,
+    unresponsive_after: c.unresponsiveAfter,
     headers_timeout_ms: c.headersTimeoutMs,
     total_timeout_ms: { ...c.totalTimeoutMs },
     max_bytes: { ...c.maxBytes },
