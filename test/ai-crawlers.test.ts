@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRobotsTxt, robotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
+import { checkPolicy, parseRobotsTxt, robotsPolicy, type RobotsTxt } from '../src/parse/robots/index.js';
 import { agentAccess, type AgentAccess } from '../src/parse/robots/agent-access.js';
 import { parseDictionary, usageSignals } from '../src/parse/robots/usage-signals.js';
 import { AgentsCatalogueError, loadAgentsCatalogue, parseAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
@@ -101,6 +101,54 @@ describe('agentAccess: blocked fully, partly or not at all, and how', () => {
     const body = readFileSync(corpusPath('robots', 'ai-robots-txt-project-blocklist.txt'), 'utf8');
     const rows = access(body);
     expect(brief(rows).filter((r) => r.startsWith('GPTBot') || r.startsWith('ClaudeBot'))).toEqual(['GPTBot:full:own_group', 'ClaudeBot:full:own_group']);
+  });
+});
+
+describe('agentAccess follows the reading the verdicts use (robots-semantics.md)', () => {
+  const both = (body: string | Uint8Array, agents = AGENTS) => {
+    const txt = parseRobotsTxt(body);
+    const at = (semantics: 'rfc' | 'google') => {
+      const policy = robotsPolicy({ kind: 'http', status: 200 }, txt, { semantics });
+      return { rows: brief(agentAccess(policy, txt, agents)), check: (ua: string, url: string) => checkPolicy(policy, ua, url).allowed };
+    };
+    return { rfc: at('rfc'), google: at('google') };
+  };
+
+  it('a value without a leading / reopens a catch-all in rfc only (divergence 5)', () => {
+    const r = both('User-agent: *\nDisallow: /\nAllow: x\n');
+    expect(r.rfc.rows).toEqual(['*:partial:global_group']);
+    expect(r.google.rows).toEqual(['*:full:global_group']);
+    // The levels agree with each reading's verdicts.
+    expect([r.rfc.check('GPTBot', '/x'), r.google.check('GPTBot', '/x')]).toEqual([true, false]);
+  });
+
+  it('such a value alone restricts in rfc, and nothing in google', () => {
+    const r = both('User-agent: GPTBot\nDisallow: fish/\n');
+    expect(r.rfc.rows).toEqual(['*:none:no_group', 'GPTBot:partial:own_group']);
+    expect(r.google.rows).toEqual(['*:none:no_group', 'GPTBot:none:own_group']);
+    expect([r.rfc.check('GPTBot', '/fish/'), r.google.check('GPTBot', '/fish/')]).toEqual([false, true]);
+  });
+
+  it('a rule’s priority is its length as each reading spells it (divergence 3)', () => {
+    // rfc reads `/%7E` as `/~` (2 octets), shorter than `/***` (4); google keeps its 4 octets and wins the tie.
+    const r = both('User-agent: *\nDisallow: /***\nAllow: /%7E\n');
+    expect(r.rfc.rows).toEqual(['*:full:global_group']);
+    expect(r.google.rows).toEqual(['*:partial:global_group']);
+    expect([r.rfc.check('GPTBot', '/%7E'), r.google.check('GPTBot', '/%7E')]).toEqual([false, true]);
+  });
+
+  it('a UTF-16 body has no groups in google (divergence 6)', () => {
+    const body = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('User-agent: *\nDisallow: /\n', 'utf16le')]);
+    const r = both(body);
+    expect(r.rfc.rows).toEqual(['*:full:global_group']);
+    expect(r.google.rows).toEqual(['*:none:no_group']);
+    expect([r.rfc.check('GPTBot', '/a'), r.google.check('GPTBot', '/a')]).toEqual([false, true]);
+  });
+
+  it('where the readings do not diverge, the rows are the same', () => {
+    const body = 'User-agent: *\nDisallow: /private\n\nUser-agent: GPTBot\nUser-agent: ccbot\nDisallow: /\n\nUser-agent: ClaudeBot\nAllow: /\n';
+    const r = both(body);
+    expect(r.google.rows).toEqual(r.rfc.rows);
   });
 });
 

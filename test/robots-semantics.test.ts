@@ -227,6 +227,11 @@ describe('crawl --robots-semantics', { timeout: 120_000 }, () => {
   const tempDir = useTempDirs('robots-semantics');
   // `/` is disallowed in rfc and allowed in google (Allow /index.html stands for `/`).
   const BODY = 'User-agent: *\nDisallow: /\nAllow: /index.html\n';
+  // robots_agent_access follows the reading: `Allow: x` reopens `/x` in rfc only, so `*` is
+  // partial in rfc and full in google (robots-semantics.md, divergence 5).
+  const AGENTS_BODY = 'User-agent: *\nDisallow: /\nAllow: x\n';
+  const agentRows = (db: Awaited<ReturnType<typeof openSnapshotDb>>) =>
+    db.rows(`SELECT blocked, via FROM robots_agent_access WHERE host = 'agents.test' AND user_agent = '*'`);
   let web: LocalWeb;
   let dir: string;
   let tls: Awaited<ReturnType<typeof createTestTls>>;
@@ -234,9 +239,12 @@ describe('crawl --robots-semantics', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     tls = await createTestTls();
     web = await startLocalWeb(tls);
-    for (const scheme of ['https', 'http']) web.route(`${scheme}://site.test/robots.txt`, (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(BODY));
+    for (const scheme of ['https', 'http']) {
+      web.route(`${scheme}://site.test/robots.txt`, (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(BODY));
+      web.route(`${scheme}://agents.test/robots.txt`, (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(AGENTS_BODY));
+    }
     dir = tempDir();
-    writeFileSync(path.join(dir, 'domains.txt'), 'site.test\n');
+    writeFileSync(path.join(dir, 'domains.txt'), 'site.test\nagents.test\n');
   });
   afterAll(async () => {
     await web?.close();
@@ -245,7 +253,7 @@ describe('crawl --robots-semantics', { timeout: 120_000 }, () => {
   const run = async (out: string, robotsSemantics?: RobotsSemantics) =>
     crawl({ domains: path.join(dir, 'domains.txt'), outDir: path.join(dir, out), snapshotDate: '2026-11-25', checkpointSeconds: 0, sellers: false, ...(robotsSemantics ? { robotsSemantics } : {}), fetch: { connectTo: web.connectTo, caCerts: [tls.caPem], retries: 0 } });
 
-  it('verdict rows name the reading; the manifest records it; the run id differs only for google', async () => {
+  it('verdict rows name the reading and agent access follows it; the manifest records it; the run id differs only for google', async () => {
     const [rfc, dflt, google] = [await run('rfc', 'rfc'), await run('default'), await run('google', 'google')];
     expect(rfc.runId).toBe(dflt.runId);
     expect(google.runId).not.toBe(rfc.runId);
@@ -254,6 +262,7 @@ describe('crawl --robots-semantics', { timeout: 120_000 }, () => {
       try {
         const rows = await db.rows(`SELECT DISTINCT semantics, allowed FROM robots_verdicts WHERE host = 'site.test' AND path = '/'`);
         expect(rows).toEqual([{ semantics: sem, allowed: rootAllowed }]);
+        expect(await agentRows(db)).toEqual([{ blocked: sem === 'rfc' ? 'partial' : 'full', via: 'global_group' }]);
       } finally {
         db.close();
       }
@@ -262,12 +271,13 @@ describe('crawl --robots-semantics', { timeout: 120_000 }, () => {
     }
   });
 
-  it('reparse recomputes the verdicts in the reading the night recorded', async () => {
+  it('reparse recomputes the verdicts and the agent access in the reading the night recorded', async () => {
     const r = await reparse({ source: path.join(dir, 'google'), outDir: path.join(dir, 'reparsed') });
     expect(r.reparsed).toBeGreaterThan(0);
     const db = await openSnapshotDb(path.join(dir, 'reparsed'));
     try {
       expect(await db.rows(`SELECT DISTINCT semantics, allowed FROM robots_verdicts WHERE host = 'site.test' AND path = '/'`)).toEqual([{ semantics: 'google', allowed: true }]);
+      expect(await agentRows(db)).toEqual([{ blocked: 'full', via: 'global_group' }]);
     } finally {
       db.close();
     }

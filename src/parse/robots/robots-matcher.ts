@@ -21,7 +21,7 @@
  *   octets (§2.2.2 normalises both sides); patterns are escaped as the reference does
  *   (escapeGooglePattern), and the priority is that escaped pattern's length;
  * - an `Allow` whose last segment starts `index.htm` also allows its directory, exactly
- *   (`Allow: /d/index.html` adds `/d/$`, priority 5 — its length);
+ *   (`Allow: /d/index.html` adds `/d/$`, priority 4 — its length);
  * - a value without a leading `/` or `*` is used as written, so it matches nothing (Google's
  *   written spec, and the rfc reading, add the `/`);
  * - a UTF-16 body yields no rules (the reference reads octets; NULs end its lines);
@@ -105,6 +105,23 @@ interface AgentGroup {
   global: boolean;
   tokens: readonly string[];
   rules: readonly RobotsRule[];
+  /** Line of the group's first user-agent line. */
+  lineNo: number;
+}
+
+/** A rule as one reading compares it: its pattern spelled as that reading spells it. */
+export interface AppliedRule {
+  directive: RobotsRule['directive'];
+  /** `rfc`: RobotsRule.pattern; `google`: the value escaped as the reference escapes it (no `/` added). */
+  pattern: string;
+  lineNo: number;
+}
+
+/** The groups one reading applies to a crawler, merged (RobotsMatcher.appliedGroups). */
+export interface AppliedGroups {
+  /** Line of the first user-agent line of the first group. */
+  groupLine: number;
+  rules: readonly AppliedRule[];
 }
 
 const ROBOTS_TXT_PATH = '/robots.txt';
@@ -141,7 +158,7 @@ export class RobotsMatcher {
     const semantics = options.semantics ?? 'rfc';
     if (!isRobotsSemantics(semantics)) throw new TypeError(`semantics must be 'rfc' or 'google', got ${JSON.stringify(semantics)}`);
     if (semantics === 'google') return new RobotsMatcher(googleGroups(txt), semantics);
-    const groups: AgentGroup[] = txt.groups.map((g) => agentGroup(g.userAgents, g.rules, false));
+    const groups: AgentGroup[] = txt.groups.map((g) => agentGroup(g.userAgents, g.rules, g.lineNo, false));
     return new RobotsMatcher(groups, semantics);
   }
 
@@ -177,11 +194,10 @@ export class RobotsMatcher {
    */
   private rulesFor(userAgent: string): RuleSet | null {
     if (userAgent === this.lastAgent) return this.lastRules;
-    const key = this.google ? asciiLower(userAgent) : userAgent.toLowerCase();
+    const key = this.agentKey(userAgent);
     let rules = this.byAgent.get(key);
     if (rules === undefined) {
-      // Google's reference compares the caller's whole string: `Foo Bar` is not the token `foo`.
-      const specific = key.length === 0 && !this.google ? [] : this.groups.filter((g) => g.tokens.includes(key));
+      const specific = this.groupsNaming(key);
       rules = specific.length === 0 ? null : this.compileRules(specific);
       if (this.byAgent.size > 1024) this.byAgent.clear();
       this.byAgent.set(key, rules);
@@ -189,6 +205,34 @@ export class RobotsMatcher {
     this.lastAgent = userAgent;
     this.lastRules = rules;
     return rules;
+  }
+
+  /** The caller's user agent folded as this reading folds it. */
+  private agentKey(userAgent: string): string {
+    return this.google ? asciiLower(userAgent) : userAgent.toLowerCase();
+  }
+
+  /** The groups that name a crawler, by its folded key (agentKey). */
+  private groupsNaming(key: string): AgentGroup[] {
+    // Google's reference compares the caller's whole string: `Foo Bar` is not the token `foo`.
+    return key.length === 0 && !this.google ? [] : this.groups.filter((g) => g.tokens.includes(key));
+  }
+
+  /**
+   * The groups this reading applies, for `robots_agent_access` (agent-access.ts): with a product
+   * token, the groups that name it (the choice check() makes); with null, the `*` groups. Null when
+   * there are none. The rules are spelled as this reading compares them, so levels computed from
+   * them agree with this reading's verdicts (`google`: a value without a leading `/` stays so and
+   * can never match; a UTF-16 body has no groups).
+   */
+  appliedGroups(userAgent: string | null): AppliedGroups | null {
+    const groups = userAgent === null ? this.groups.filter((g) => g.global) : this.groupsNaming(this.agentKey(userAgent));
+    if (groups.length === 0) return null;
+    const rules: AppliedRule[] = [];
+    for (const g of groups) {
+      for (const r of g.rules) rules.push({ directive: r.directive, pattern: this.google ? escapeGooglePattern(r.octets) : r.pattern, lineNo: r.lineNo });
+    }
+    return { groupLine: groups[0]!.lineNo, rules };
   }
 
   private global(): RuleSet {
@@ -222,7 +266,7 @@ export class RobotsMatcher {
 
 
 /** A group's agents read once: `*` (or `* …`), and the product tokens of the others. */
-function agentGroup(userAgents: readonly string[], rules: readonly RobotsRule[], google: boolean): AgentGroup {
+function agentGroup(userAgents: readonly string[], rules: readonly RobotsRule[], lineNo: number, google: boolean): AgentGroup {
   const tokens: string[] = [];
   let global = false;
   for (const ua of userAgents) {
@@ -233,10 +277,10 @@ function agentGroup(userAgents: readonly string[], rules: readonly RobotsRule[],
       if (t.length > 0 || google) tokens.push(t);
     }
   }
-  return { global, tokens, rules };
+  return { global, tokens, rules, lineNo };
 }
 
 /** Google's groups: none from a UTF-16 body (the reference reads its octets, and NULs end its lines). */
 function googleGroups(txt: RobotsTxt): AgentGroup[] {
-  return txt.utf16 ? [] : txt.groups.map((g) => agentGroup(g.userAgents, g.rules, true));
+  return txt.utf16 ? [] : txt.groups.map((g) => agentGroup(g.userAgents, g.rules, g.lineNo, true));
 }
