@@ -62,6 +62,44 @@ describe('duplicate keys in a seller entry', () => {
     for (const size of [1, 2, 5, 13]) expect(chunked(bytes, size)).toEqual(whole);
   });
 
+  it('one field under two spellings keeps the value written last and is a DUPLICATE_KEY too', () => {
+    // canonicalSellerKey: `_`, `-` and spaces dropped, case folded (`sellerId`, `Seller-ID`, `SELLER ID` are seller_id).
+    const r = parseSellersJson(doc('{"seller_id":"1","seller_type":"PUBLISHER","sellerId":"2","name":"n","domain":"a.com"}'));
+    expect(r.sellers.map((s) => s.sellerId)).toEqual(['2']);
+    expect(r.issues.filter((i) => i.code === 'DUPLICATE_KEY')).toEqual([
+      {
+        lineNo: 2,
+        severity: 'warning',
+        code: 'DUPLICATE_KEY',
+        message: '"seller_id" is written 2 times in this entry (as "seller_id", "sellerId"); the last value is kept, as for a key written twice',
+        lineText: '{"seller_id":"1","seller_type":"PUBLISHER","sellerId":"2","name":"n","domain":"a.com"}',
+      },
+    ]);
+    expect(codes(r.issues)).toEqual(['NONSTANDARD_KEY', 'DUPLICATE_KEY']);
+    // The other order, and spellings of other fields: still the last one written.
+    const b = parseSellersJson(doc('{"SellerType":"PUBLISHER","seller_type":"INTERMEDIARY","Seller-ID":"9","seller_id":"3","domain":"a.com","Domain":"b.com","name":"n"}'));
+    expect(b.sellers.map((s) => [s.sellerId, s.sellerType, s.domain])).toEqual([['3', 'INTERMEDIARY', 'b.com']]);
+    expect(b.issues.filter((i) => i.code === 'DUPLICATE_KEY').map((i) => i.message)).toEqual([
+      '"seller_type" is written 2 times in this entry (as "SellerType", "seller_type"); the last value is kept, as for a key written twice',
+      '"seller_id" is written 2 times in this entry (as "Seller-ID", "seller_id"); the last value is kept, as for a key written twice',
+      '"domain" is written 2 times in this entry (as "domain", "Domain"); the last value is kept, as for a key written twice',
+    ]);
+  });
+
+  it('two spellings and a repeated key together: the text decides which is last, one issue for the field', () => {
+    // JSON.parse puts "seller_id" (value "3") first among the keys, but it is written last.
+    const r = parseSellersJson(doc('{"seller_id":"1","sellerId":"2","seller_id":"3","seller_type":"PUBLISHER","name":"n","domain":"a.com"}'));
+    expect(r.sellers.map((s) => s.sellerId)).toEqual(['3']);
+    const c = parseSellersJson(doc('{"seller_id":"1","seller_id":"3","sellerId":"2","seller_type":"PUBLISHER","name":"n","domain":"a.com"}'));
+    expect(c.sellers.map((s) => s.sellerId)).toEqual(['2']);
+    expect(c.issues.filter((i) => i.code === 'DUPLICATE_KEY').map((i) => i.message)).toEqual([
+      '"seller_id" is written 3 times in this entry (as "seller_id", "sellerId"); the last value is kept, as for a key written twice',
+    ]);
+    // A numeric id beyond 2^53 is read from the text: the last one written too.
+    const d = parseSellersJson(doc('{"seller_id":12345678901234567891,"seller_id":98765432109876543211,"seller_type":"PUBLISHER","name":"n","domain":"a.com"}'));
+    expect(d.sellers.map((s) => s.sellerId)).toEqual(['98765432109876543211']);
+  });
+
   it('a repeat inside `ext` is the extension\'s business, not the entry\'s', () => {
     const r = parseSellersJson(doc('{"seller_id":"1","seller_type":"PUBLISHER","name":"n","domain":"a.com","ext":{"k":1,"k":2}}'));
     expect(r.issues).toEqual([]);
@@ -91,7 +129,7 @@ describe('unknown keys in a seller entry', () => {
   });
 });
 
-describe('UTF-16 sellers.json (BOM FF FE or FE FF)', () => {
+describe('UTF-16 sellers.json (BOM FF FE or FE FF, or no BOM)', () => {
   const text = '{"version":"1.0","contact_email":"ops@ex.com","sellers":[{"seller_id":"é1","seller_type":"PUBLISHER","name":"日本","domain":"a.jp"}]}';
   const utf16le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
   const utf16be = Buffer.from(utf16le);
@@ -112,6 +150,27 @@ describe('UTF-16 sellers.json (BOM FF FE or FE FF)', () => {
     const whole = parseSellersJson(utf16le);
     for (const size of [1, 2, 3, 7]) expect(chunked(utf16le, size)).toEqual(whole);
     expect(chunked(utf16be, 1)).toEqual(parseSellersJson(utf16be));
+  });
+
+  const spaced = `\r\n  ${text}`;
+  it.each([
+    ['UTF-16LE', text, Buffer.from(text, 'utf16le')],
+    ['UTF-16BE', text, Buffer.from(text, 'utf16le').swap16()],
+    ['UTF-16LE', spaced, Buffer.from(spaced, 'utf16le')],
+    ['UTF-16BE', spaced, Buffer.from(spaced, 'utf16le').swap16()],
+  ])('%s without a BOM is found by its NUL octets, decoded, and said with UTF16_ENCODING', (label, source, bytes) => {
+    const utf8 = parseSellersJson(Buffer.from(source, 'utf8'));
+    const r = parseSellersJson(bytes);
+    expect(r.sellers).toEqual(utf8.sellers);
+    expect(r.summary).toEqual({ ...utf8.summary, infos: 1 });
+    expect(r.issues).toEqual([{ lineNo: null, severity: 'info', code: 'UTF16_ENCODING', message: `the body is ${label} (no BOM; by the NUL octets of its first characters); decoded, but UTF-8 is expected (RFC 8259 §8.1)`, lineText: null }]);
+    for (const size of [1, 3]) expect(chunked(bytes, size)).toEqual(r);
+  });
+
+  it('no NUL beside the first character is no UTF-16: UTF-8 and other bodies are read as UTF-8', () => {
+    expect(codes(parseSellersJson(Buffer.from(text, 'utf8')).issues)).toEqual([]);
+    expect(codes(parseSellersJson(Buffer.from('\0\0\0{', 'latin1')).issues)).not.toContain('UTF16_ENCODING');
+    expect(codes(parseSellersJson(Buffer.from([0xe9, 0x00])).issues)).not.toContain('UTF16_ENCODING');
   });
 
   it('a UTF-8 body and a one-byte body are read as before', () => {

@@ -31,8 +31,11 @@ export interface JsonArrayScanHandler {
   onElement(text: string, lineNo: number, tooLarge: boolean, keysWritten: number): void;
   /** A structural JSON error; `recovered` says whether scanning goes on. */
   onSyntaxError(message: string, lineNo: number, recovered: boolean): void;
-  /** The bytes start with a UTF-16 byte-order mark and are decoded as such. */
-  onUtf16?(encoding: 'utf-16le' | 'utf-16be'): void;
+  /**
+   * The bytes are UTF-16 and are decoded as such: `by` says how that was seen, a byte-order mark
+   * or, without one, a NUL octet beside the first ASCII character (utf16Encoding).
+   */
+  onUtf16?(encoding: 'utf-16le' | 'utf-16be', by: 'bom' | 'nul'): void;
 }
 
 export interface JsonArrayScanOptions {
@@ -116,12 +119,14 @@ export class JsonArrayScanner {
 
   /**
    * RFC 8259 §8.1 wants UTF-8, but some servers write sellers.json as UTF-16 (Windows tools):
-   * read as UTF-8, it is not even JSON. Its BOM says which byte order.
+   * read as UTF-8, it is not even JSON. A BOM says which byte order; without one, the NUL
+   * octets do (utf16Encoding).
    */
   private decoderFor(bytes: Uint8Array): InstanceType<typeof TextDecoder> {
-    const encoding = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : null;
+    const bom = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : null;
+    const encoding = bom ?? utf16Encoding(bytes);
     if (encoding === null) return new TextDecoder('utf-8');
-    this.handler.onUtf16?.(encoding);
+    this.handler.onUtf16?.(encoding, bom !== null ? 'bom' : 'nul');
     return new TextDecoder(encoding);
   }
 
@@ -439,4 +444,18 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a, 0);
   out.set(b, a.length);
   return out;
+}
+
+/**
+ * UTF-16 without a BOM, by where the NULs are. A JSON text starts with an ASCII character (`{`,
+ * `[` or whitespace), which UTF-16 writes as that octet beside a NUL: `xx 00` is UTF-16LE and
+ * `00 xx` UTF-16BE (the octet patterns of RFC 4627 §3; RFC 8259 §8.1 keeps only UTF-8, and no
+ * UTF-8 JSON text holds a NUL). Null for anything else.
+ */
+export function utf16Encoding(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  if (bytes.length < 2) return null;
+  const [a, b] = [bytes[0]!, bytes[1]!];
+  if (b === 0 && a > 0 && a < 0x80) return 'utf-16le';
+  if (a === 0 && b > 0 && b < 0x80) return 'utf-16be';
+  return null;
 }

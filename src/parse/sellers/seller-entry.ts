@@ -34,39 +34,75 @@ export function canonicalSellerKey(key: string): string {
   return SELLER_KEYS[key.replace(/[_\-\s]/g, '').toLowerCase()] ?? key;
 }
 
+/** How often a key is written at the entry's top level, and where it is written last. */
+interface KeyWritten {
+  count: number;
+  last: number;
+}
+
 /**
  * Fields of an entry under their canonical names; `onRenamed` hears each key written differently,
- * `onUnknown` each key that is no Seller field in any spelling.
+ * `onUnknown` each key that is no Seller field in any spelling, `onRepeated` each field written
+ * more than once: the same key twice (JSON.parse keeps the last value), or two spellings of one
+ * field (`seller_id` and `sellerId`), where the value written last is kept too. `written` is the
+ * text's count of each top-level key (repeatedKeys), null when no key is written twice; the
+ * order of Object.keys is then the order of the text.
  */
-function canonicalFields(entry: Record<string, unknown>, onRenamed: (written: string, canonical: string) => void, onUnknown: (key: string) => void): Record<string, unknown> {
-  // Fast path (nearly every real entry): all keys already as the spec writes them.
-  let allSpec = true;
-  for (const key in entry) {
-    if (!SPEC_KEYS.has(key)) {
-      allSpec = false;
-      break;
+function canonicalFields(
+  entry: Record<string, unknown>,
+  written: Map<string, KeyWritten> | null,
+  onRenamed: (written: string, canonical: string) => void,
+  onUnknown: (key: string) => void,
+  onRepeated: (field: string, count: number, spellings: readonly string[]) => void,
+): Record<string, unknown> {
+  // Fast path (nearly every real entry): all keys already as the spec writes them, none repeated.
+  let allSpec = written === null;
+  if (allSpec) {
+    for (const key in entry) {
+      if (!SPEC_KEYS.has(key)) {
+        allSpec = false;
+        break;
+      }
     }
   }
   if (allSpec) return entry;
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const fields = new Map<string, { at: number; count: number; spellings: string[] }>();
+  let index = 0;
   for (const key of Object.keys(entry)) {
     const canonical = canonicalSellerKey(key);
     if (canonical !== key) onRenamed(key, canonical);
     else if (!SPEC_KEYS.has(key)) onUnknown(key);
-    if (!(canonical in out) || out[canonical] === undefined) out[canonical] = entry[key];
+    const w = written?.get(key);
+    const at = w?.last ?? index; // with `written`, every top-level key is in it
+    index++;
+    const field = fields.get(canonical);
+    if (field === undefined) {
+      fields.set(canonical, { at, count: w?.count ?? 1, spellings: [key] });
+      out[canonical] = entry[key];
+      continue;
+    }
+    field.count += w?.count ?? 1;
+    field.spellings.push(key);
+    if (at > field.at) {
+      field.at = at;
+      out[canonical] = entry[key];
+    }
   }
+  for (const [canonical, f] of fields) if (f.count > 1) onRepeated(canonical, f.count, f.spellings);
   return out;
 }
 
 /**
- * Keys written more than once at the entry's top level, with how often. JSON.parse keeps the
- * last value of a repeated key without a word, so only the text can tell. The scanner counted
- * the keys written (`:` outside strings); when the parsed value has as many, nothing was
- * repeated, so the text is scanned only for the rare entry with a repeat somewhere.
+ * Keys written at the entry's top level, with how often and the offset of the last one; null
+ * when none is written twice. JSON.parse keeps the last value of a repeated key without a word,
+ * so only the text can tell. The scanner counted the keys written (`:` outside strings); when
+ * the parsed value has as many, nothing was repeated, so the text is scanned only for the rare
+ * entry with a repeat somewhere.
  */
-function repeatedKeys(entry: Record<string, unknown>, entryText: string, keysWritten: number): Map<string, number> | null {
+function repeatedKeys(entry: Record<string, unknown>, entryText: string, keysWritten: number): Map<string, KeyWritten> | null {
   if (entryText === '' || keysWritten <= keyCount(entry)) return null;
-  const counts = new Map<string, number>();
+  const counts = new Map<string, KeyWritten>();
   let repeated = false;
   let depth = 0;
   const n = entryText.length;
@@ -90,14 +126,16 @@ function repeatedKeys(entry: Record<string, unknown>, entryText: string, keysWri
       if (entryText.charCodeAt(j) !== 58) continue; // a string value, not a key
       const raw = entryText.slice(start, i + 1);
       const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-      const seen = counts.get(key) ?? 0;
-      if (seen > 0) repeated = true;
-      counts.set(key, seen + 1);
+      const seen = counts.get(key);
+      if (seen === undefined) counts.set(key, { count: 1, last: start });
+      else {
+        repeated = true;
+        seen.count++;
+        seen.last = start;
+      }
     }
   }
-  if (!repeated) return null; // the repeat was inside a nested object (`ext`): not the entry's
-  for (const [key, count] of counts) if (count < 2) counts.delete(key);
-  return counts;
+  return repeated ? counts : null; // not repeated: the repeat was inside a nested object (`ext`)
 }
 
 /** Keys of an object and of every object nested in it (arrays included). */
@@ -151,22 +189,28 @@ export interface EntryContext {
   onUnknownKey(key: string, lineNo: number): void;
 }
 
-/** Digits of a numeric seller_id as written: JSON.parse rounds integers beyond 2^53. */
+/** Digits of a numeric seller_id as written (the last one, as the value kept): JSON.parse rounds integers beyond 2^53. */
 function rawNumericId(entryText: string): string | null {
-  return /"seller_?id"\s*:\s*(-?\d+)\s*[,}]/i.exec(entryText)?.[1] ?? null;
+  let digits: string | null = null;
+  for (const m of entryText.matchAll(/"seller_?id"\s*:\s*(-?\d+)\s*[,}]/gi)) digits = m[1]!;
+  return digits;
 }
 
 /** `keysWritten`: the keys in `entryText` at any depth, repeats included (0 when unknown: no repeat check). */
 export function readSellerEntry(entry: Record<string, unknown>, lineNo: number, ctx: EntryContext, issue: EntryIssue, entryText = '', keysWritten = 0): Seller {
   const f = canonicalFields(
     entry,
+    repeatedKeys(entry, entryText, keysWritten),
     (written, canonical) => ctx.onRenamed(written, canonical, lineNo),
     (key) => ctx.onUnknownKey(key, lineNo),
+    (field, count, spellings) =>
+      issue(
+        'DUPLICATE_KEY',
+        spellings.length === 1
+          ? `${JSON.stringify(spellings[0])} is written ${count} times in this entry; the last value is kept (as JSON.parse does)`
+          : `${JSON.stringify(field)} is written ${count} times in this entry (as ${spellings.map((k) => JSON.stringify(k)).join(', ')}); the last value is kept, as for a key written twice`,
+      ),
   );
-  const repeated = repeatedKeys(entry, entryText, keysWritten);
-  if (repeated !== null) {
-    for (const [key, count] of repeated) issue('DUPLICATE_KEY', `${JSON.stringify(key)} is written ${count} times in this entry; the last value is kept (as JSON.parse does)`);
-  }
 
   // seller_id: required string, unique within the file.
   let sellerId: string | null = null;

@@ -102,7 +102,8 @@ export class SellersJsonParser {
           this.syntaxError = true;
           this.issue('INVALID_JSON', recovered ? `${message} (reading on)` : message, lineNo, null);
         },
-        onUtf16: (encoding) => this.issue('UTF16_ENCODING', `the body is ${encoding.toUpperCase()} (by its BOM); decoded, but UTF-8 is expected (RFC 8259 §8.1)`, null, null),
+        onUtf16: (encoding, by) =>
+          this.issue('UTF16_ENCODING', `the body is ${encoding.toUpperCase()} (${by === 'bom' ? 'by its BOM' : 'no BOM; by the NUL octets of its first characters'}); decoded, but UTF-8 is expected (RFC 8259 §8.1)`, null, null),
       },
       { maxValueChars: options.maxEntryChars },
     );
