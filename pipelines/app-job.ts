@@ -100,7 +100,7 @@ async function followDeveloperUrl(ctx: CrawlContext, app: AppInput, listing: Ext
   let lastStatus: string | null = null;
   for (const { host, via } of hosts) {
     ctx.out.emit('hops', hopRow(app.storeUrl, source === 'input' ? 'app_list' : 'store_page', via, host, 'followed', null, null));
-    const res = await developerHostFile(ctx, host, via, referrals, reg);
+    const res = await developerHostFile(ctx, host, referrals, reg);
     lastStatus = res.status;
     // app-ads.txt 1.0 Appendix B: only when no file is found on the subdomain, try its parent.
     if (res.found) return { developerUrl, developerUrlSource: source, ...ids, subject: host, status: res.status };
@@ -108,13 +108,15 @@ async function followDeveloperUrl(ctx: CrawlContext, app: AppInput, listing: Ext
   return { developerUrl, developerUrlSource: source, ...ids, subject: null, status: lastStatus };
 }
 
-function developerHostFile(
-  ctx: CrawlContext,
-  host: string,
-  via: 'developer_url' | 'developer_url_parent',
-  referrals: Referrals,
-  reg: AppRegistry,
-): Promise<Pick<AdsFileResult, 'status' | 'found'>> {
+/**
+ * A developer host's robots.txt and app-ads.txt, crawled once per run whichever app reaches it
+ * first. Their `files.via` is `developer_url` however apps reached the host (directly, or as the
+ * parent of their developer URL's host): the first app to arrive depends on the crawl's timing, so
+ * the file row cannot say it without flipping between runs; each app's own path is its `hops` row
+ * (`developer_url` or `developer_url_parent`).
+ */
+function developerHostFile(ctx: CrawlContext, host: string, referrals: Referrals, reg: AppRegistry): Promise<Pick<AdsFileResult, 'status' | 'found'>> {
+  const via = 'developer_url';
   let p = reg.devHosts.get(host);
   if (!p) {
     p = (async () => {
