@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
 import { openSnapshotDb } from '../pipelines/summary.js';
 import { buildReport, type ReportJson } from '../src/report/index.js';
-import { SECTIONS } from '../src/report/figures.js';
+import { CTV_STORES, SECTIONS } from '../src/report/figures.js';
+import { OWNER_CSV, registrableOwner } from '../src/report/owners.js';
+import { cellConverter } from '../src/cli/sql-output.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { runCli } from './helpers/run-cli.js';
 import { createTestTls } from './helpers/tls.js';
@@ -44,20 +46,28 @@ const SITE: Record<string, Served[]> = {
   'https://b.test/robots.txt': [txt('User-agent: *\nDisallow: /\n')],
   'https://c.test/robots.txt': [txt('User-agent: *\nDisallow: /private/\n')],
   'https://d.test/robots.txt': [{ status: 404 }],
-  // The app's developer host.
+  // The developer host of the Play app and of the Galaxy Store (phone) app.
   'https://dev.test/app-ads.txt': [txt('ssp.test, 11, RESELLER\n')],
+  // The developer host of the Samsung TV app (CTV): declares OWNERDOMAIN=www.a.test, which is
+  // a.test's business (registrable domain a.test), and claims adx.test seller 1 DIRECT as a.test does.
+  'https://tvdev.test/app-ads.txt': [txt('OWNERDOMAIN=www.a.test\nadx.test, 1, DIRECT\n')],
   // sellers.json: adx.test lists seller 1 (domain a.test) and 2; drops 2 and adds 3 on night 3.
   'https://adx.test/sellers.json': [
     sellers([['1', 'PUBLISHER', 'Alpha', 'a.test'], ['2', 'PUBLISHER', 'Two', 'a.test']]),
     sellers([['1', 'PUBLISHER', 'Alpha', 'a.test'], ['2', 'PUBLISHER', 'Two', 'a.test']]),
     sellers([['1', 'PUBLISHER', 'Alpha', 'a.test'], ['3', 'INTERMEDIARY', 'Three', 'three.test']]),
   ],
+  // The intermediary adx.test names on night 3 (depth 1): a publisher, and a BOTH entry naming adx.test back (a cycle).
+  'https://three.test/sellers.json': [sellers([['30', 'PUBLISHER', 'Thirty', 'pub30.test'], ['31', 'BOTH', 'ThirtyOne', 'https://ADX.test/']])],
   // ssp.test publishes its sellers.json on another host (--sellers-location), not at its root.
   'https://ssp.test/sellers.json': [{ status: 404 }],
   'https://pub.ssp.test/sellers.json': [sellers([['10', 'INTERMEDIARY', 'Ten', 'ssp.test'], ['11', 'BOTH', 'Eleven', 'ssp.test']])],
 };
 const LISTED = ['a.test', 'b.test', 'c.test', 'd.test'];
 const APP = 'https://play.google.com/store/apps/details?id=com.example.game';
+/** A Samsung TV app (samsung.com/<cc>/appstore/app/<id>: CTV) and a Galaxy Store app (phones: not CTV). */
+const TV_APP = 'https://www.samsung.com/us/appstore/app/G12345678901';
+const GALAXY_APP = 'https://galaxystore.samsung.com/detail/com.example.phone';
 
 function txt(body: string): Served {
   return { status: 200, body, headers: TEXT };
@@ -91,7 +101,7 @@ beforeAll(async () => {
   const domains = path.join(dir, 'top.csv');
   writeFileSync(domains, LISTED.map((d, i) => `${i + 1},${d}`).join('\n') + '\n');
   const apps = path.join(dir, 'apps.csv');
-  writeFileSync(apps, `store_url,developer_url\n${APP},https://dev.test/\n`);
+  writeFileSync(apps, `store_url,developer_url\n${APP},https://dev.test/\n${TV_APP},https://tvdev.test/\n${GALAXY_APP},https://dev.test/\n`);
   for (const [i, n] of NIGHTS.entries()) {
     night = i;
     await crawl({ domains, apps, outDir: out, snapshotDate: n.date, now: n.now, checkpointSeconds: 0, sellersLocations: { 'ssp.test': 'https://pub.ssp.test/sellers.json' }, fetch: { connectTo: web.connectTo, caCerts: [tls.caPem], retries: 0 } });
@@ -124,7 +134,7 @@ describe('report.json: each section against what the web served', () => {
     for (const f of report.sections.flatMap((s) => s.figures)) expect(existsSync(path.join(reportDir, `${f.key}.csv`)), f.key).toBe(true);
   });
 
-  it('1. adoption by rank bucket (buckets 2 and 3) and app-ads.txt by store', () => {
+  it('1. adoption by rank bucket (buckets 2 and 3) and app-ads.txt by store, Samsung TV apart from the Galaxy Store', () => {
     expect(pick('adoption.ads_txt_by_rank', ['snapshot_date', 'rank_bucket', 'sites', 'served', 'valid', 'placeholder'])).toEqual([
       { snapshot_date: '2026-11-20', rank_bucket: '1–2', sites: 2, served: 2, valid: 2, placeholder: 0 },
       { snapshot_date: '2026-11-20', rank_bucket: '2–3', sites: 1, served: 1, valid: 1, placeholder: 1 },
@@ -137,12 +147,18 @@ describe('report.json: each section against what the web served', () => {
       { snapshot_date: '2026-11-22', rank_bucket: 'beyond 3', sites: 1, served: 1, valid: 1, placeholder: 0 },
     ]);
     expect(figure('adoption.ads_txt_by_rank').rows[6]!.valid_share).toBe(0.5);
-    expect(pick('adoption.app_ads_txt_by_store', ['snapshot_date', 'store', 'apps', 'served', 'valid'])).toEqual(
-      NIGHTS.map((n) => ({ snapshot_date: n.date, store: 'google_play', apps: 1, served: 1, valid: 1 })),
+    expect(pick('adoption.app_ads_txt_by_store', ['snapshot_date', 'store', 'ctv', 'apps', 'served', 'valid'])).toEqual(
+      NIGHTS.flatMap((n) => [
+        { snapshot_date: n.date, store: 'google_play', ctv: false, apps: 1, served: 1, valid: 1 },
+        { snapshot_date: n.date, store: 'samsung', ctv: false, apps: 1, served: 1, valid: 1 },
+        { snapshot_date: n.date, store: 'samsung (TV)', ctv: true, apps: 1, served: 1, valid: 1 },
+      ]),
     );
+    // Only stores the store classifier produces, and all of whose listings are TV apps.
+    expect(CTV_STORES).toEqual(['roku', 'lg']);
   });
 
-  it('2. variables: OWNERDOMAIN in a.test and b.test, MANAGERDOMAIN with its country', () => {
+  it('2. variables: OWNERDOMAIN in a.test and b.test, MANAGERDOMAIN with its country, the CTV app-ads.txt apart', async () => {
     const owner = figure('variables.declared').rows.filter((r) => r.name === 'OWNERDOMAIN' && r.file_group === 'ads.txt');
     // Served ads.txt: a, b, c (placeholder) on night 1; + d on night 2; b gone on night 3.
     expect(owner.map((r) => [r.snapshot_date, r.files_served, r.files_declaring])).toEqual([
@@ -150,58 +166,169 @@ describe('report.json: each section against what the web served', () => {
       ['2026-11-21', 4, 2],
       ['2026-11-22', 3, 1],
     ]);
+    // tvdev.test (the Samsung TV app's) is CTV and declares OWNERDOMAIN; dev.test serves the Play
+    // and the Galaxy Store apps: not CTV (a Samsung store counted whole as CTV would make it CTV).
+    const appOwner = figure('variables.declared').rows.filter((r) => r.name === 'OWNERDOMAIN' && r.file_group !== 'ads.txt');
+    expect(appOwner.map((r) => [r.snapshot_date, r.file_group, r.files_served, r.files_declaring])).toEqual(
+      NIGHTS.flatMap((n) => [
+        [n.date, 'app-ads.txt (CTV)', 1, 1],
+        [n.date, 'app-ads.txt (not CTV)', 1, 0],
+      ]),
+    );
+    const db = await openSnapshotDb(out);
+    try {
+      const hosts = await db.rows(`SELECT DISTINCT store_url, subject FROM apps WHERE store = 'samsung' ORDER BY store_url`);
+      expect(hosts).toEqual([
+        { store_url: GALAXY_APP, subject: 'dev.test' },
+        { store_url: TV_APP, subject: 'tvdev.test' },
+      ]);
+    } finally {
+      db.close();
+    }
     expect(pick('variables.managerdomain_countries', ['country', 'declarations', 'files'])).toEqual([{ country: 'US', declarations: 1, files: 1 }]);
   });
 
   it('3. ad systems of the latest night, and DIRECT / RESELLER over time', () => {
-    // Night 3: a.test (adx 1, ssp 10, adx 2), d.test (ssp 10 DIRECT), c.test placeholder, dev.test (ssp 11).
+    // Night 3: a.test (adx 1, ssp 10, adx 2), d.test (ssp 10 DIRECT), c.test placeholder, dev.test (ssp 11), tvdev.test (adx 1).
     expect(pick('ad_systems.top', ['ad_system_domain', 'files', 'records', 'direct_share', 'cert_id_share'])).toEqual([
       { ad_system_domain: 'ssp.test', files: 3, records: 3, direct_share: 0.3333, cert_id_share: 0 },
-      { ad_system_domain: 'adx.test', files: 1, records: 2, direct_share: 1, cert_id_share: 0.5 },
+      { ad_system_domain: 'adx.test', files: 2, records: 3, direct_share: 1, cert_id_share: 0.3333 },
       { ad_system_domain: 'placeholder.example.com', files: 1, records: 1, direct_share: 1, cert_id_share: 1 },
     ]);
     const rel = figure('ad_systems.relationship').rows.filter((r) => r.snapshot_date === '2026-11-20');
     expect(rel.map((r) => [r.relationship, r.records])).toEqual([
-      ['DIRECT', 4],
+      ['DIRECT', 5],
       ['RESELLER', 2],
     ]);
   });
 
-  it('4. consistency: b.test seller 77 missing from adx.test; the owner mismatch of b.test', () => {
+  it('4. consistency: b.test seller 77 missing from adx.test; the owner mismatches of b.test and tvdev.test', () => {
     const night1 = figure('consistency.over_time').rows.find((r) => r.snapshot_date === '2026-11-20')!;
-    // Valid files' records on night 1: a (3: adx 1, ssp 10 + nothing else), b (2), c (1), dev (1).
-    expect([night1.missing, night1.owner_mismatch]).toEqual([1, 1]);
+    // seller_match compares hosts: www.a.test (tvdev.test's OWNERDOMAIN) is not a.test there.
+    expect([night1.missing, night1.owner_mismatch]).toEqual([1, 2]);
     const latest = figure('consistency.by_ad_system').rows.find((r) => r.ad_system_domain === 'adx.test')!;
-    // Night 3: a.test's adx 1 and adx 2; adx 2 is no longer in sellers.json.
-    expect([latest.records, latest.checkable, latest.missing, latest.missing_share]).toEqual([2, 2, 1, 0.5]);
+    // Night 3: a.test's adx 1 and adx 2, tvdev.test's adx 1; adx 2 is no longer in sellers.json.
+    expect([latest.records, latest.checkable, latest.missing, latest.missing_share]).toEqual([3, 3, 1, 0.3333]);
   });
 
-  it('5. pooling: adx.test seller 1 claimed DIRECT by a.test (its owner in sellers.json) and by b.test', async () => {
+  it('4. records checkable at the default sellers.json location and with the locations table', async () => {
+    // Night 3's 7 records of valid files: adx.test 3 (asked at its default location, read), ssp.test 3
+    // (asked at pub.ssp.test, a location: checkable only with the table), placeholder.example.com 1 (never checkable).
+    expect(pick('consistency.sellers_location_effect', ['reading', 'records', 'checkable', 'checkable_share', 'ad_systems_at_a_location'])).toEqual([
+      { reading: 'default location only', records: 7, checkable: 3, checkable_share: 0.4286, ad_systems_at_a_location: 1 },
+      { reading: 'with the locations table', records: 7, checkable: 6, checkable_share: 0.8571, ad_systems_at_a_location: 1 },
+    ]);
+    expect(figure('consistency.sellers_location').rows).toEqual([
+      { ad_system_domain: 'ssp.test', sellers_json_url: 'https://pub.ssp.test/sellers.json', status: 'ok', records: 3, checkable_at_default_location: 0, checkable_with_location: 3 },
+    ]);
+    // Independently: the URL each ad system's first sellers.json request asked, and its file's validity.
+    const db = await openSnapshotDb(out);
+    try {
+      const [want] = await db.rows(`WITH asked AS (
+          SELECT subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' AND snapshot_date = DATE '2026-11-22' GROUP BY 1)
+        SELECT count(*) AS records,
+          count(*) FILTER (WHERE sf.valid AND a.url = 'https://' || r.ad_system_domain || '/sellers.json') AS at_default,
+          count(*) FILTER (WHERE sf.valid) AS with_locations
+        FROM ads_records r
+        JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
+        LEFT JOIN files sf ON sf.snapshot_date = r.snapshot_date AND sf.subject = r.ad_system_domain AND sf.file_kind = 'sellers.json'
+        LEFT JOIN asked a ON a.subject = r.ad_system_domain
+        WHERE r.snapshot_date = DATE '2026-11-22'`);
+      expect(want).toEqual({ records: 7, at_default: 3, with_locations: 6 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('5. pooling: adx.test seller 1 claimed DIRECT by a.test (its owner in sellers.json), b.test, and tvdev.test for www.a.test', async () => {
     const series = figure('pooling.over_time').rows.map((r) => [r.snapshot_date, r.pooled_ids, r.records]);
-    // Night 3: b.test has no file, so seller 1 has one owner left.
+    // Night 3: b.test has no file; a.test and tvdev.test (OWNERDOMAIN www.a.test) are one owner, a.test.
     expect(series).toEqual([
-      ['2026-11-20', 1, 2],
-      ['2026-11-21', 1, 2],
+      ['2026-11-20', 1, 3],
+      ['2026-11-21', 1, 3],
     ]);
     expect(figure('pooling.worst').rows).toEqual([]);
     const r = await buildReport({ roots: [out], outDir: path.join(tempDir(), 'n2'), to: '2026-11-21' });
     const worst = (JSON.parse(readFileSync(r.json, 'utf8')) as ReportJson).sections.find((s) => s.key === 'pooling')!.figures[0]!.rows;
     expect(worst).toEqual([
-      { ad_system_domain: 'adx.test', seller_account_id: '1', seller_name: 'Alpha', seller_domain: 'a.test', sites: 2, owners: 2, owners_matching_seller_domain: 1, sample_owners: ['a.test', 'b.test'] },
+      { ad_system_domain: 'adx.test', seller_account_id: '1', seller_name: 'Alpha', seller_domain: 'a.test', sites: 3, owners: 2, owners_matching_seller_domain: 1, sample_owners: ['a.test', 'b.test'] },
+    ]);
+    // The owners as written would pool seller 1 on night 3 too ('a.test' and 'www.a.test').
+    const db = await openSnapshotDb(out);
+    try {
+      // The series came from the night summaries written at commit; the views give the same rows.
+      expect(report.summarized_nights).toEqual(NIGHTS.map((n) => n.date));
+      for (const stmt of report.setup_sql) await db.rows(stmt);
+      await db.rows(`CREATE OR REPLACE MACRO report_viewed(d) AS true`);
+      await db.rows(`DELETE FROM report_night_summary`);
+      const viewed = JSON.parse(JSON.stringify((await db.connection.runAndReadAll(figure('pooling.over_time').sql)).convertRowObjects(cellConverter))) as unknown;
+      expect(viewed).toEqual(figure('pooling.over_time').rows);
+      const raw = await db.rows(`SELECT list_sort(list(DISTINCT owner_domain)) AS owners FROM seller_match
+        WHERE snapshot_date = DATE '2026-11-22' AND relationship = 'DIRECT' AND ad_system_domain = 'adx.test' AND seller_account_id = '1'`);
+      expect(raw).toEqual([{ owners: ['a.test', 'www.a.test'] }]);
+    } finally {
+      db.close();
+    }
+    // The reduction the report loads (setup_sql) from the file beside report.json.
+    const csv = readFileSync(path.join(reportDir, OWNER_CSV), 'utf8');
+    expect(csv.split('\n')[0]).toBe('owner,owner_domain');
+    expect(csv).toContain('\nwww.a.test,a.test\n');
+    expect(report.setup_sql.some((q) => q.includes(path.join(reportDir, OWNER_CSV)))).toBe(true);
+    expect(['www.x.com', 'https://News.X.co.uk:443/path', 'X.COM.', 'user.github.io', 'mgr.test', '192.0.2.1', 'not a domain'].map(registrableOwner)).toEqual([
+      'x.com',
+      'x.co.uk',
+      'x.com',
+      'user.github.io',
+      'mgr.test',
+      '192.0.2.1',
+      'not a domain',
     ]);
   });
 
-  it('6. robots.txt: GPTBot blocked by name on a.test, everyone through * on b.test, part of c.test', () => {
+  it('6. robots.txt: GPTBot blocked by name on a.test, everyone through * on b.test, part of c.test, d.test absent', async () => {
     const rows = figure('robots.agents').rows;
     const gpt = rows.find((r) => r.user_agent === 'GPTBot')!;
     const google = rows.find((r) => r.user_agent === 'Googlebot')!;
-    // Sites with a robots.txt read: a, b, c (d.test answers 404).
-    expect([gpt.sites, gpt.blocked_fully, gpt.fully_by_name, gpt.fully_by_star, gpt.blocked_partly, gpt.not_blocked]).toEqual([3, 2, 1, 1, 1, 0]);
-    expect([google.sites, google.blocked_fully, google.fully_by_name, google.blocked_partly, google.not_blocked]).toEqual([3, 1, 0, 1, 1]);
-    expect(gpt.fully_share).toBe(0.6667);
+    // Listed sites: a, b, c and d (its robots.txt answers 404: absent, none).
+    expect(gpt).toMatchObject({ sites: 4, share_full: 0.5, share_partial: 0.25, share_none: 0.25, share_full_by_name: 0.25, share_full_through_star: 0.25 });
+    expect(gpt).toMatchObject({ share_partial_by_name: 0, share_partial_through_star: 0.25, share_unreachable: 0, share_absent: 0.25 });
+    expect(google).toMatchObject({ sites: 4, share_full: 0.25, share_partial: 0.25, share_none: 0.5, share_full_by_name: 0, share_full_through_star: 0.25 });
+    expect(rows[0]!.user_agent).toBe('GPTBot');
+    expect(pick('robots.access', ['user_agent', 'blocked', 'via', 'sites', 'share']).filter((r) => r.user_agent === 'GPTBot')).toEqual([
+      { user_agent: 'GPTBot', blocked: 'full', via: 'global_group', sites: 1, share: 0.25 },
+      { user_agent: 'GPTBot', blocked: 'full', via: 'own_group', sites: 1, share: 0.25 },
+      { user_agent: 'GPTBot', blocked: 'partial', via: 'global_group', sites: 1, share: 0.25 },
+      { user_agent: 'GPTBot', blocked: 'none', via: 'absent', sites: 1, share: 0.25 },
+    ]);
+    expect(pick('robots.agents_over_time', ['snapshot_date', 'user_agent', 'sites', 'share_full', 'share_partial']).slice(0, 3)).toEqual(
+      NIGHTS.map((n) => ({ snapshot_date: n.date, user_agent: 'GPTBot', sites: 4, share_full: 0.5, share_partial: 0.25 })),
+    );
+    // Every agent and night, against the shares counted over the product (view agent_access).
+    const db = await openSnapshotDb(out);
+    try {
+      const want = await db.rows(`SELECT strftime(snapshot_date, '%Y-%m-%d') AS snapshot_date, user_agent, count(*) AS sites,
+          avg((blocked = 'full')::INT) AS share_full, avg((blocked = 'partial')::INT) AS share_partial,
+          avg((blocked = 'full' AND via = 'own_group')::INT) AS share_full_by_name, avg((blocked = 'full' AND via = 'global_group')::INT) AS share_full_through_star,
+          avg((blocked = 'partial' AND via = 'own_group')::INT) AS share_partial_by_name, avg((blocked = 'partial' AND via = 'global_group')::INT) AS share_partial_through_star
+        FROM agent_access GROUP BY ALL ORDER BY 1, 2`);
+      expect(want.length).toBeGreaterThan(100 * NIGHTS.length);
+      const cols = ['sites', 'share_full', 'share_partial', 'share_full_by_name', 'share_full_through_star', 'share_partial_by_name', 'share_partial_through_star'];
+      const got = new Map(figure('robots.agents_over_time').rows.map((r) => [`${r.snapshot_date} ${r.user_agent}`, r]));
+      expect(got.size).toBe(want.length);
+      for (const w of want) {
+        const g = got.get(`${w.snapshot_date} ${w.user_agent}`)!;
+        for (const c of cols) expect(Number(g[c]), `${w.snapshot_date} ${w.user_agent} ${c}`).toBeCloseTo(Number(w[c]), 12);
+        if (w.snapshot_date === '2026-11-22') {
+          const latest = rows.find((r) => r.user_agent === w.user_agent)!;
+          for (const c of cols) expect(Number(latest[c]), `${w.user_agent} ${c}`).toBeCloseTo(Number(w[c]), 12);
+        }
+      }
+    } finally {
+      db.close();
+    }
   });
 
-  it('7. changes per night: records and sellers added and removed, sites gaining and losing ads.txt', () => {
+  it('7. changes per night: records and sellers added and removed, sites gaining and losing ads.txt, and which', () => {
     expect(pick('changes.per_night', ['snapshot_date', 'records_added', 'records_removed', 'sellers_added', 'sellers_removed', 'sites_gained_ads_txt', 'sites_lost_ads_txt'])).toEqual([
       // Night 2: a.test adds adx 2; d.test gains its file (ssp 10).
       { snapshot_date: '2026-11-21', records_added: 2, records_removed: 0, sellers_added: 0, sellers_removed: 0, sites_gained_ads_txt: 1, sites_lost_ads_txt: 0 },
@@ -209,22 +336,52 @@ describe('report.json: each section against what the web served', () => {
       { snapshot_date: '2026-11-22', records_added: 0, records_removed: 2, sellers_added: 1, sellers_removed: 1, sites_gained_ads_txt: 0, sites_lost_ads_txt: 1 },
     ]);
     expect(pick('changes.ad_systems', ['ad_system_domain', 'added', 'removed', 'net', 'side'])).toEqual([{ ad_system_domain: 'adx.test', added: 0, removed: 2, net: -2, side: 'lost' }]);
+    expect(pick('changes.sites', ['snapshot_date', 'change', 'site', 'rank', 'previous_status', 'status', 'previous_date'])).toEqual([
+      { snapshot_date: '2026-11-22', change: 'lost', site: 'b.test', rank: 2, previous_status: 'ok', status: 'not_found', previous_date: '2026-11-21' },
+      { snapshot_date: '2026-11-21', change: 'gained', site: 'd.test', rank: 4, previous_status: 'not_found', status: 'ok', previous_date: '2026-11-20' },
+    ]);
+    // Gained minus lost is the night's change of section 1's served count (the same sites are listed every night).
+    const served = new Map<string, number>();
+    for (const r of figure('adoption.ads_txt_by_rank').rows) served.set(String(r.snapshot_date), (served.get(String(r.snapshot_date)) ?? 0) + Number(r.served));
+    for (const r of figure('changes.per_night').rows) {
+      const prev = NIGHTS[NIGHTS.findIndex((n) => n.date === r.snapshot_date) - 1]!.date;
+      expect(Number(r.sites_gained_ads_txt) - Number(r.sites_lost_ads_txt), String(r.snapshot_date)).toBe(served.get(String(r.snapshot_date))! - served.get(prev)!);
+    }
   });
 
-  it('8. what the ad systems reach through intermediaries, latest night', () => {
-    // adx.test names three.test (INTERMEDIARY, no sellers.json there); ssp.test names itself.
-    expect(pick('sellers.reach_by_depth', ['depth', 'files', 'entries', 'publisher_domains', 'ad_systems'])).toEqual([{ depth: 0, files: 2, entries: 4, publisher_domains: 1, ad_systems: 2 }]);
-    // ssp.test's file is read where it publishes: its three records of valid files are checkable.
-    expect(figure('consistency.sellers_location').rows).toEqual([{ ad_system_domain: 'ssp.test', sellers_json_url: 'https://pub.ssp.test/sellers.json', status: 'ok', records: 3, checkable: 3 }]);
+  it('8. the publishers the ad systems reach through intermediaries, latest night, as the documented query counts them', async () => {
+    // Depth 0: adx.test (1 PUBLISHER a.test, 3 INTERMEDIARY three.test) and ssp.test (10 INTERMEDIARY, 11 BOTH ssp.test).
+    // Depth 1, from adx.test through three.test: 30 PUBLISHER pub30.test, 31 BOTH adx.test (a cycle: not followed again).
+    // Publishers (PUBLISHER or BOTH): adx.test reaches a.test at 0, pub30.test and adx.test at 1; ssp.test reaches ssp.test at 0.
+    expect(pick('sellers.reach_by_depth', ['depth', 'ad_systems', 'files', 'entries', 'publishers'])).toEqual([
+      { depth: 0, ad_systems: 2, files: 2, entries: 4, publishers: 2 },
+      { depth: 1, ad_systems: 1, files: 1, entries: 2, publishers: 2 },
+    ]);
+    // docs/guide/analysing.md's query, per ad system, summed per depth.
+    const guide = readFileSync(path.join(import.meta.dirname, '..', 'docs', 'guide', 'analysing.md'), 'utf8');
+    const query = /-- which publishers an ad system reaches, through how many intermediaries\n([\s\S]*?;)\n/.exec(guide)![1]!;
+    expect(query).toContain("ad_system_domain = 'google.com'");
+    const db = await openSnapshotDb(out);
+    const perDepth = new Map<number, number>();
+    try {
+      for (const ad of ['adx.test', 'ssp.test']) {
+        const rows = await db.rows(query.replace("'google.com'", `'${ad}'`));
+        expect(rows.length, ad).toBeGreaterThan(0);
+        for (const r of rows) perDepth.set(Number(r.depth), (perDepth.get(Number(r.depth)) ?? 0) + Number(r.publishers));
+      }
+    } finally {
+      db.close();
+    }
+    expect([...perDepth]).toEqual(figure('sellers.reach_by_depth').rows.map((r) => [r.depth, r.publishers]));
   });
 
   it('8. sellers.json types and headers, latest night', () => {
     expect(pick('sellers.types', ['seller_type', 'sellers'])).toEqual([
+      { seller_type: 'BOTH', sellers: 2 },
       { seller_type: 'INTERMEDIARY', sellers: 2 },
-      { seller_type: 'BOTH', sellers: 1 },
-      { seller_type: 'PUBLISHER', sellers: 1 },
+      { seller_type: 'PUBLISHER', sellers: 2 },
     ]);
-    expect(figure('sellers.headers').rows).toEqual([{ files: 2, version: 2, contact_email: 2, contact_address: 0, identifiers: 0, ext: 0 }]);
+    expect(figure('sellers.headers').rows).toEqual([{ files: 3, version: 3, contact_email: 3, contact_address: 0, identifiers: 0, ext: 0 }]);
   });
 
   it('9. data quality: outcomes and provenance agree with the files table', async () => {
@@ -239,14 +396,15 @@ describe('report.json: each section against what the web served', () => {
     }
   });
 
-  it('every figure is reproduced by its SQL after the setup statements, as adsnap sql runs it', async () => {
+  it('every figure is reproduced, row for row and value for value, by its SQL after the setup statements, as adsnap sql runs it', async () => {
     const db = await openSnapshotDb(out);
     try {
       for (const stmt of report.setup_sql) await db.rows(stmt);
       for (const f of report.sections.flatMap((s) => s.figures)) {
         if (f.note === 'Needs two or more nights.') continue;
-        const again = await db.rows(f.sql);
-        expect(again.length, f.key).toBe(f.rows.length);
+        const reader = await db.connection.runAndReadAll(f.sql);
+        const again = JSON.parse(JSON.stringify(reader.convertRowObjects(cellConverter))) as unknown;
+        expect(again, f.key).toEqual(f.rows);
       }
     } finally {
       db.close();
@@ -254,6 +412,9 @@ describe('report.json: each section against what the web served', () => {
     const cli = await runCli(['sql', out, '--format', 'json', '-c', [...report.setup_sql, figure('changes.per_night').sql].join(';\n')]);
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toEqual(figure('changes.per_night').rows);
+    const pooled = await runCli(['sql', out, '--format', 'json', '-c', [...report.setup_sql, figure('pooling.over_time').sql].join(';\n')]);
+    expect(pooled.code, pooled.stderr).toBe(0);
+    expect(JSON.parse(pooled.stdout)).toEqual(figure('pooling.over_time').rows);
   });
 });
 
@@ -286,6 +447,7 @@ describe('what is missing is said', () => {
     expect(j.missing.join(' ')).toMatch(/One night \(2026-11-21\)/);
     const changes = j.sections.find((s) => s.key === 'changes')!.figures;
     expect(changes.map((f) => [f.note, f.rows.length])).toEqual([
+      ['Needs two or more nights.', 0],
       ['Needs two or more nights.', 0],
       ['Needs two or more nights.', 0],
     ]);

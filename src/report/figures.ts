@@ -9,9 +9,15 @@
  *   placeholder (`files.status` 'ok', 'placeholder' or 'too_large'), whatever the provenance;
  *   *valid* is `files.valid` (served as text, parsed, not cut);
  * - "latest night" is the last night in the window;
- * - the rank bucket comes from `targets.rank` (the list's rank), cut at `--rank-buckets`.
+ * - the rank bucket comes from `targets.rank` (the list's rank), cut at `--rank-buckets`;
+ * - a CTV app is one of a store all of whose listings are TV apps, or a Samsung TV listing (its
+ *   URL tells it from the Galaxy Store's): STORE_SCREEN below, over store-id.ts's StoreName;
+ * - pooling's owners are registrable domains (owners.ts: a table setup_sql loads from a file
+ *   beside report.json).
  */
+import type { StoreName } from '../sources/store-id.js';
 import { consistencyNightsSql, poolingNightsSql, type NightFilter } from './night-summary.js';
+import { OWNER_TABLE } from './owners.js';
 
 export type ChartKind = 'line' | 'bar' | 'hbar' | 'stacked';
 
@@ -28,6 +34,12 @@ export interface ChartSpec {
   percent?: boolean;
   /** Several columns drawn as series of one chart (their names become the legend); `y` is then ignored. */
   fold?: string[];
+  /**
+   * The chart draws only the rows whose `field` is one of the first `n` values of that field in
+   * row order (the table, the CSV and report.json keep every row): 112 catalogue agents are a
+   * table, not a legend.
+   */
+  top?: { field: string; n: number };
 }
 
 export interface FigureDef {
@@ -77,6 +89,10 @@ export function setupSql(w: ReportWindow, buckets: readonly number[]): string[] 
     `CREATE OR REPLACE MACRO rank_bucket(r) AS CASE WHEN r IS NULL THEN 'unranked' ${arms.join(' ')} ELSE ${beyond} END`,
     // The window's record changes, read by two figures: computed once (small: the changed records).
     `CREATE OR REPLACE TEMP TABLE report_record_changes AS SELECT * FROM record_changes WHERE in_window(snapshot_date)`,
+    // The listed sites that gained or lost a served ads.txt, read by two figures (small: the changes).
+    `CREATE OR REPLACE TEMP TABLE report_site_changes AS ${SITE_CHANGES_SQL}`,
+    // The latest night's ad_system_coverage, read by two figures.
+    `CREATE OR REPLACE TEMP TABLE report_coverage AS SELECT * FROM ad_system_coverage WHERE snapshot_date = getvariable('report_to_night')`,
   ];
 }
 
@@ -101,14 +117,62 @@ export function bucketLabels(buckets: readonly number[]): string[] {
   return out;
 }
 
-const SERVED = `status IN ('ok', 'placeholder', 'too_large')`;
+/** The `files.status` values of an ads.txt (or app-ads.txt) that is *served*: the one definition every figure uses. */
+const SERVED_STATUSES = `('ok', 'placeholder', 'too_large')`;
+const SERVED = `status IN ${SERVED_STATUSES}`;
 /** The nights of the window that have no usable night summary (night-summary.ts). */
 const VIEWED: NightFilter = (c) => `in_window(${c}) AND report_viewed(${c})`;
 const LATEST = `snapshot_date = getvariable('report_to_night')`;
 
-/** Stores whose apps run on TVs (app-ads.txt 1.0 names the CTV stores apart). */
-export const CTV_STORES = ['roku', 'amazon', 'samsung', 'lg', 'vizio', 'tvos', 'xbox', 'playstation'] as const;
-const CTV_LIST = CTV_STORES.map((s) => `'${s}'`).join(', ');
+/**
+ * Per listed site and night of the window, its ads.txt against its previous night in the window:
+ * 'gained' when it is served now and was not, 'lost' the other way. Served as in section 1
+ * (SERVED, whatever the provenance: a copy carried forward after a failed request is still
+ * served, so a night the site could not be read is no change when an earlier copy stands).
+ */
+const SITE_CHANGES_SQL = `SELECT snapshot_date, site, rank, CASE WHEN served THEN 'gained' ELSE 'lost' END AS change, status, obtained, previous_date, previous_status
+FROM (
+  SELECT f.snapshot_date, f.subject AS site, t.rank, f.status, f.obtained, f.${SERVED} AS served,
+    lag(f.snapshot_date) OVER w AS previous_date, lag(f.status) OVER w AS previous_status, lag(f.${SERVED}) OVER w AS previously_served
+  FROM files f JOIN targets t ON t.snapshot_date = f.snapshot_date AND t.target = f.subject AND t.target_kind = 'domain'
+  WHERE f.file_kind = 'ads.txt' AND in_window(f.snapshot_date)
+  WINDOW w AS (PARTITION BY f.subject ORDER BY f.snapshot_date)
+)
+WHERE previous_date IS NOT NULL AND served IS DISTINCT FROM previously_served`;
+
+/**
+ * What each store of store-id.ts (StoreName, every value it produces) says about the screen its
+ * apps run on. 'ctv': every listing is a TV app (Roku Channel Store, LG Content Store for webOS
+ * TV). 'by_url': Samsung, whose TV apps (samsung.com/<cc>/appstore/app/<id>) and Galaxy Store
+ * apps for phones (galaxystore.samsung.com, apps.samsung.com) have different listing URLs, so the
+ * store URL tells them apart. 'mixed': one URL shape for TV and other apps, so adsnap cannot tell
+ * (Amazon: Fire TV and Appstore apps are both amazon.<tld>/dp/<ASIN>; Apple: tvOS and iOS apps
+ * are both apps.apple.com/…/id<N>; Microsoft: Xbox and Windows apps are both Microsoft Store
+ * ids): not counted as CTV. A store added to StoreName must be placed here (the type says so).
+ */
+const STORE_SCREEN: Record<StoreName, 'ctv' | 'by_url' | 'mobile' | 'mixed' | 'unknown'> = {
+  roku: 'ctv',
+  lg: 'ctv',
+  samsung: 'by_url',
+  amazon: 'mixed',
+  apple: 'mixed',
+  microsoft: 'mixed',
+  google_play: 'mobile',
+  huawei: 'mobile',
+  xiaomi: 'mobile',
+  other: 'unknown',
+};
+/** Stores all of whose apps are CTV apps (Samsung's TV apps are told apart by URL: ctvAppSql). */
+export const CTV_STORES = (Object.keys(STORE_SCREEN) as StoreName[]).filter((s) => STORE_SCREEN[s] === 'ctv');
+/** The Samsung listings that are TV apps: store-id.ts keys those by samsung.com (the Galaxy Store by galaxystore/apps.samsung.com). */
+const SAMSUNG_TV_URL = String.raw`^([a-z][a-z0-9+.-]*:)?(//)?(www\.)?samsung\.com([:/?#]|$)`;
+/** SQL: the app of table alias `a` (the apps table) is a CTV app. */
+export function ctvAppSql(a: string): string {
+  const byUrl = (Object.keys(STORE_SCREEN) as StoreName[]).filter((s) => STORE_SCREEN[s] === 'by_url');
+  return `(${a}.store IN (${CTV_STORES.map((s) => `'${s}'`).join(', ')}) OR (${a}.store IN (${byUrl.map((s) => `'${s}'`).join(', ')}) AND regexp_matches(lower(trim(${a}.store_url)), '${SAMSUNG_TV_URL}')))`;
+}
+const CTV_ABOUT =
+  "CTV apps: Roku and LG (webOS TV) listings, and Samsung listings at samsung.com/<cc>/appstore/app/ (Samsung's TV store; galaxystore.samsung.com is the Galaxy Store for phones). Amazon, Apple and Microsoft listings are not counted as CTV: their URLs are the same for Fire TV, tvOS and Xbox apps as for the others, so adsnap cannot tell.";
 
 export const SECTIONS: SectionDef[] = [
   {
@@ -140,11 +204,11 @@ FROM (
       {
         key: 'adoption.app_ads_txt_by_store',
         title: 'app-ads.txt by store',
-        about:
-          "Listed apps per night and store. Developer site: the store listing named one (or the list did). Served / valid: the app-ads.txt of the developer host used (after the subdomain → parent fallback), as for ads.txt.",
+        about: `Listed apps per night and store (Samsung's TV store, 'samsung (TV)', apart from its Galaxy Store). Developer site: the store listing named one (or the list did). Served / valid: the app-ads.txt of the developer host used (after the subdomain → parent fallback), as for ads.txt. ${CTV_ABOUT}`,
         sql: `SELECT *, round(served / apps, 4) AS served_share, round(valid / apps, 4) AS valid_share
 FROM (
-  SELECT a.snapshot_date, coalesce(a.store, 'other') AS store, count(*) AS apps,
+  SELECT a.snapshot_date, CASE WHEN a.store = 'samsung' AND ${ctvAppSql('a')} THEN 'samsung (TV)' ELSE coalesce(a.store, 'other') END AS store,
+    ${ctvAppSql('a')} AS ctv, count(*) AS apps,
     count(*) FILTER (WHERE a.developer_url IS NOT NULL) AS developer_site,
     count(*) FILTER (WHERE f.${SERVED}) AS served,
     count(*) FILTER (WHERE f.valid) AS valid
@@ -165,12 +229,12 @@ FROM (
         key: 'variables.declared',
         title: 'Files declaring each variable',
         about:
-          'Served ads.txt and app-ads.txt files (of listed sites, declared subdomains, partners and developer hosts) declaring the variable at least once, and their share of the served files of that kind. app-ads.txt is split into CTV and mobile stores by the apps that use the file.',
+          `Served ads.txt and app-ads.txt files (of listed sites, declared subdomains, partners and developer hosts) declaring the variable at least once, and their share of the served files of that kind. app-ads.txt is split by the apps that use the file: 'CTV' when one of them is a CTV app, else 'not CTV'. ${CTV_ABOUT}`,
         sql: `WITH served AS (
   SELECT f.snapshot_date, f.subject, f.file_kind,
     CASE WHEN f.file_kind = 'ads.txt' THEN 'ads.txt'
-         WHEN f.subject IN (SELECT a.subject FROM apps a WHERE a.snapshot_date = f.snapshot_date AND a.store IN (${CTV_LIST})) THEN 'app-ads.txt (CTV)'
-         ELSE 'app-ads.txt (mobile)' END AS file_group
+         WHEN f.subject IN (SELECT a.subject FROM apps a WHERE a.snapshot_date = f.snapshot_date AND ${ctvAppSql('a')}) THEN 'app-ads.txt (CTV)'
+         ELSE 'app-ads.txt (not CTV)' END AS file_group
   FROM files f WHERE in_window(f.snapshot_date) AND f.file_kind IN ('ads.txt', 'app-ads.txt') AND f.${SERVED}
 ), declared AS (
   SELECT DISTINCT snapshot_date, subject, file_kind, upper(name) AS name FROM ads_variables WHERE in_window(snapshot_date)
@@ -246,14 +310,33 @@ FROM (
         chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
       },
       {
+        key: 'consistency.sellers_location_effect',
+        title: 'Records checkable at the default sellers.json location and with the locations table (latest night)',
+        about:
+          "View ad_system_coverage, all ad systems: the records of valid files, and how many can be checked against their ad system's sellers.json (read whole and valid). 'default location only': the records of ad systems whose sellers.json was asked at https://AD_SYSTEM/sellers.json (the ad systems asked elsewhere count as not checkable: the default URL was not asked, and google.com answers 404 there). 'with the locations table': every checkable record, the ad systems asked at their location (data/sellers-locations.tsv, --sellers-location) included. Where a file was asked is the request's URL, not the URL finally read: a redirect from the default location is not a location.",
+        sql: `WITH t AS (
+  SELECT coalesce(sum(records), 0)::BIGINT AS records,
+    coalesce(sum(checkable) FILTER (WHERE at_spec_location IS DISTINCT FROM false), 0)::BIGINT AS at_default,
+    coalesce(sum(checkable), 0)::BIGINT AS with_locations,
+    count(*) FILTER (WHERE NOT coalesce(at_spec_location, true)) AS ad_systems_at_a_location
+  FROM report_coverage
+)
+SELECT * FROM (
+  SELECT 'default location only' AS reading, records, at_default AS checkable, round(at_default / nullif(records, 0), 4) AS checkable_share, ad_systems_at_a_location FROM t
+  UNION ALL
+  SELECT 'with the locations table', records, with_locations, round(with_locations / nullif(records, 0), 4), ad_systems_at_a_location FROM t
+) WHERE records > 0 ORDER BY checkable, reading`,
+        chart: { kind: 'bar', x: 'reading', y: 'checkable', xTitle: 'Where sellers.json was asked', yTitle: 'Records checkable against sellers.json' },
+      },
+      {
         key: 'consistency.sellers_location',
         title: 'Records checkable because sellers.json was read where the ad system publishes it (latest night)',
         about:
-          "View ad_system_coverage: ad systems whose sellers.json was asked for somewhere other than https://AD_SYSTEM/sellers.json (an entry of data/sellers-locations.tsv or --sellers-location), the URL asked, and the records of valid files naming them, checkable when that file was read whole and valid: records that the spec's location alone would have left unchecked (google.com answers 404 there).",
-        sql: `SELECT ad_system_domain, sellers_json_url, sellers_json_status AS status, records, checkable
-FROM ad_system_coverage WHERE ${LATEST} AND NOT coalesce(at_spec_location, true)
+          "View ad_system_coverage: the ad systems whose sellers.json was asked somewhere other than https://AD_SYSTEM/sellers.json (an entry of data/sellers-locations.tsv or --sellers-location; the URL of the request, not the one finally read), that URL, its status, and the records of valid files naming them: checkable at the default location (none: it was not asked) and with the location (the file read there whole and valid). The 25 with most records.",
+        sql: `SELECT ad_system_domain, sellers_json_url, sellers_json_status AS status, records, 0::BIGINT AS checkable_at_default_location, checkable AS checkable_with_location
+FROM report_coverage WHERE NOT coalesce(at_spec_location, true)
 ORDER BY records DESC, ad_system_domain LIMIT 25`,
-        chart: { kind: 'hbar', x: 'checkable', y: 'ad_system_domain', xTitle: 'Records checkable against the sellers.json read', yTitle: 'Ad system' },
+        chart: { kind: 'hbar', x: 'checkable_with_location', y: 'ad_system_domain', xTitle: 'Records checkable against the sellers.json read at the location', yTitle: 'Ad system' },
       },
       {
         key: 'consistency.over_time',
@@ -275,19 +358,20 @@ FROM (
     key: 'pooling',
     title: '5. Pooling',
     intro:
-      'A seller account claimed as DIRECT by publishers that are not the same business: the signal of pooled (shared or resold) accounts, as in the IEEE S&P 2024 study of ads.txt and sellers.json misrepresentation. Owners are the OWNERDOMAIN each file declares, else the site itself; a DIRECT account should belong to one owner, the one its sellers.json entry names.',
+      `A seller account claimed as DIRECT by publishers that are not the same business: the signal of pooled (shared or resold) accounts, as in the IEEE S&P 2024 study of ads.txt and sellers.json misrepresentation. A file's owner is the first OWNERDOMAIN it declares, else the site itself, reduced to its registrable domain (its host, then the Public Suffix List's domain, private section included, as adsnap keys sites: www.x.com and x.com are one owner, news.x.co.uk is x.co.uk). The reduction is the table ${OWNER_TABLE} that setup_sql loads from pooling.owner_domains.csv beside the report (computed with tldts). A DIRECT account should belong to one owner, the one its sellers.json entry names.`,
     figures: [
       {
         key: 'pooling.worst',
         title: 'Seller ids claimed DIRECT by the most owners (latest night)',
         about:
-          "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owner domains claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
+          "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owners (registrable domains) claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
         // Two steps of plain grouping (no DISTINCT aggregate), which DuckDB can spill to disk.
         sql: `WITH claims AS (
-  SELECT ad_system_domain, seller_account_id, owner_domain, count(DISTINCT subject) AS sites,
-    coalesce(bool_or(owner_domain_consistent), false) AS matches_seller,
-    any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain
-  FROM seller_match WHERE ${LATEST} AND relationship = 'DIRECT'
+  SELECT m.ad_system_domain, m.seller_account_id, coalesce(o.owner_domain, m.owner_domain) AS owner_domain, count(DISTINCT m.subject) AS sites,
+    coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller,
+    any_value(m.seller_name) AS seller_name, any_value(m.seller_domain) AS seller_domain
+  FROM seller_match m LEFT JOIN ${OWNER_TABLE} o ON o.owner = m.owner_domain
+  WHERE m.${LATEST} AND m.relationship = 'DIRECT'
   GROUP BY ALL
 )
 SELECT ad_system_domain, seller_account_id, any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain,
@@ -319,54 +403,46 @@ ${poolingNightsSql(VIEWED)}
     key: 'robots',
     title: '6. robots.txt and AI crawlers',
     intro:
-      "For each crawler in robots_verdicts, the listed sites whose robots.txt was read (status ok) that block it. Fully: the site root '/' is disallowed. Partly: '/' is allowed but the group that applies to it disallows something. By name: a group names the crawler; otherwise '*' decides.",
+      "Per crawler of the agents catalogue the crawl recorded (table agents_catalogue; docs/reference/ai-crawlers.md), what the robots.txt of the listed sites says to it: the views agent_access_shares and ai_crawler_blocking, whose shares these are. Full: a disallow rule matches every path; partial: some path is disallowed; none: nothing is. By name: a group naming the crawler decided; through '*': no group names it and the '*' groups decided. A robots.txt that answered 5xx or could not be reached counts as full (RFC 9309 §2.3.1.4, 'unreachable'), one that answered 4xx as none (§2.3.1.3, 'absent'). Shares are of the night's listed sites (their robots.txt row, files.via = 'root').",
     figures: [
       {
         key: 'robots.agents',
-        title: 'Sites blocking each crawler (latest night)',
-        about: "Shares are of listed sites with a robots.txt read that night. The verdict is RFC 9309's, as robots_verdicts records it.",
-        sql: `WITH sites AS (
-  SELECT f.snapshot_date, f.subject AS host FROM files f JOIN targets t ON t.snapshot_date = f.snapshot_date AND t.target = f.subject AND t.target_kind = 'domain'
-  WHERE f.${LATEST} AND f.file_kind = 'robots.txt' AND f.status = 'ok'
-), named AS (
-  SELECT DISTINCT host, lower(user_agent) AS agent FROM robots_rules WHERE ${LATEST}
-), disallowing AS (
-  SELECT DISTINCT host, lower(user_agent) AS agent FROM robots_rules WHERE ${LATEST} AND directive = 'disallow' AND path <> ''
-), verdict AS (
-  SELECT s.host, v.user_agent, v.allowed, n.agent IS NOT NULL AS by_name
-  FROM sites s
-  JOIN robots_verdicts v ON v.snapshot_date = s.snapshot_date AND v.host = s.host AND v.path = '/'
-  LEFT JOIN named n ON n.host = s.host AND n.agent = lower(v.user_agent)
-), v AS (
-  SELECT verdict.*, d.agent IS NOT NULL AS has_disallow
-  FROM verdict LEFT JOIN disallowing d ON d.host = verdict.host AND d.agent = CASE WHEN verdict.by_name THEN lower(verdict.user_agent) ELSE '*' END
-)
-SELECT *, round(blocked_fully / sites, 4) AS fully_share, round(blocked_partly / sites, 4) AS partly_share
-FROM (
-  SELECT user_agent, count(*) AS sites,
-    count(*) FILTER (WHERE NOT allowed) AS blocked_fully,
-    count(*) FILTER (WHERE allowed AND has_disallow) AS blocked_partly,
-    count(*) FILTER (WHERE allowed AND NOT has_disallow) AS not_blocked,
-    count(*) FILTER (WHERE NOT allowed AND by_name) AS fully_by_name,
-    count(*) FILTER (WHERE NOT allowed AND NOT by_name) AS fully_by_star
-  FROM v GROUP BY ALL
-) ORDER BY fully_share DESC, user_agent`,
-        chart: { kind: 'hbar', x: 'fully_share', y: 'user_agent', xTitle: "Sites disallowing '/' (% of sites with a robots.txt)", yTitle: 'Crawler', percent: true },
+        title: 'Sites blocking each crawler, fully or partly, by name or through * (latest night)',
+        about:
+          "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly or not at all (these add up to 1), fully and partly by name or through '*', and the shares whose robots.txt was unreachable (full) or absent (none). The chart shows the 30 agents blocked fully by most sites.",
+        sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none,
+  share_full_by_name, share_full_through_star, share_partial_by_name, share_partial_through_star, share_unreachable, share_absent
+FROM ai_crawler_blocking WHERE ${LATEST}
+ORDER BY share_full DESC, share_partial DESC, user_agent`,
+        chart: { kind: 'hbar', x: 'share_full', y: 'user_agent', xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+      },
+      {
+        key: 'robots.access',
+        title: 'How each crawler is answered: blocked level and way (latest night)',
+        about:
+          "View agent_access_shares: per catalogue agent, blocked level (full, partial, none) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites.",
+        sql: `SELECT s.user_agent, s.operator, s.purpose, s.blocked, s.via, s.sites, s.share
+FROM agent_access_shares s
+JOIN ai_crawler_blocking b ON b.snapshot_date = s.snapshot_date AND b.user_agent = s.user_agent
+WHERE s.${LATEST}
+ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 ELSE 2 END, s.via`,
+        chart: { kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
       },
       {
         key: 'robots.agents_over_time',
-        title: 'Sites blocking each crawler fully, over time',
-        about: "Per night and crawler, the share of listed sites with a robots.txt read that disallow '/'.",
-        sql: `SELECT *, round(blocked_fully / sites, 4) AS fully_share
-FROM (
-  SELECT f.snapshot_date, v.user_agent, count(*) AS sites, count(*) FILTER (WHERE NOT v.allowed) AS blocked_fully
-  FROM files f
-  JOIN targets t ON t.snapshot_date = f.snapshot_date AND t.target = f.subject AND t.target_kind = 'domain'
-  JOIN robots_verdicts v ON v.snapshot_date = f.snapshot_date AND v.host = f.subject AND v.path = '/'
-  WHERE in_window(f.snapshot_date) AND f.file_kind = 'robots.txt' AND f.status = 'ok'
-  GROUP BY ALL
-) ORDER BY snapshot_date, user_agent`,
-        chart: { kind: 'line', x: 'snapshot_date', y: 'fully_share', color: 'user_agent', xTitle: 'Snapshot date', yTitle: "Sites disallowing '/' (%)", percent: true },
+        title: 'Sites blocking each crawler, fully and partly, over time',
+        about:
+          "View ai_crawler_blocking per night and catalogue agent: the sites, the shares blocking it fully and partly, and how (by name or through '*'). The chart draws the full share of the 10 agents blocked fully by most sites on the latest night; the table and the CSV have every agent, partial shares included.",
+        sql: `WITH latest AS (
+  SELECT user_agent, row_number() OVER (ORDER BY share_full DESC, share_partial DESC, user_agent) AS agent_rank
+  FROM ai_crawler_blocking WHERE ${LATEST}
+)
+SELECT b.snapshot_date, b.user_agent, b.operator, b.purpose, b.sites, b.share_full, b.share_partial,
+  b.share_full_by_name, b.share_full_through_star, b.share_partial_by_name, b.share_partial_through_star
+FROM ai_crawler_blocking b LEFT JOIN latest l USING (user_agent)
+WHERE in_window(b.snapshot_date)
+ORDER BY l.agent_rank NULLS LAST, b.user_agent, b.snapshot_date`,
+        chart: { kind: 'line', x: 'snapshot_date', y: 'share_full', color: 'user_agent', xTitle: 'Snapshot date', yTitle: 'Listed sites blocking it fully (%)', percent: true, top: { field: 'user_agent', n: 10 } },
         series: true,
       },
     ],
@@ -375,25 +451,17 @@ FROM (
     key: 'changes',
     title: '7. Changes',
     intro:
-      'What changed between consecutive observations of the same file (views record_changes and seller_changes): a night a file could not be read does not count as a change.',
+      "Records and sellers: what changed between consecutive observations of the same file (views record_changes and seller_changes); a night a file could not be read does not count as a change. Sites: a listed site's ads.txt on a night against its previous night in the window, served or not as in section 1 (status ok, placeholder or too_large, whatever the provenance: a copy carried forward after a failed request is still served).",
     figures: [
       {
         key: 'changes.per_night',
         title: 'Records and sellers added and removed per night',
         about:
-          'Per night: ads.txt / app-ads.txt records added and removed since the previous observation of their file, sellers.json entries added and removed, and listed sites that gained or lost a served ads.txt.',
+          "Per night: ads.txt / app-ads.txt records added and removed since the previous observation of their file, sellers.json entries added and removed, and listed sites that gained or lost a served ads.txt (status ok, placeholder or too_large) since their previous night: the day-to-day difference of section 1's served count, for the sites listed both nights.",
         sql: `WITH nights AS (SELECT DISTINCT snapshot_date FROM files WHERE in_window(snapshot_date)),
 rc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM report_record_changes GROUP BY ALL),
 sc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM seller_changes GROUP BY ALL),
-site AS (
-  SELECT o.snapshot_date,
-    count(*) FILTER (WHERE o.status IN ('ok', 'placeholder') AND p.status NOT IN ('ok', 'placeholder')) AS gained,
-    count(*) FILTER (WHERE p.status IN ('ok', 'placeholder') AND o.status NOT IN ('ok', 'placeholder')) AS lost
-  FROM file_observations o
-  JOIN file_observations p ON p.subject = o.subject AND p.file_kind = o.file_kind AND p.snapshot_date = o.previous_date
-  JOIN targets t ON t.snapshot_date = o.snapshot_date AND t.target = o.subject AND t.target_kind = 'domain'
-  WHERE o.file_kind = 'ads.txt' GROUP BY ALL
-)
+site AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'gained') AS gained, count(*) FILTER (WHERE change = 'lost') AS lost FROM report_site_changes GROUP BY ALL)
 SELECT n.snapshot_date, coalesce(rc.added, 0) AS records_added, coalesce(rc.removed, 0) AS records_removed,
   coalesce(sc.added, 0) AS sellers_added, coalesce(sc.removed, 0) AS sellers_removed,
   coalesce(site.gained, 0) AS sites_gained_ads_txt, coalesce(site.lost, 0) AS sites_lost_ads_txt
@@ -418,6 +486,17 @@ UNION ALL
 SELECT * FROM (SELECT *, 'lost' AS side FROM net WHERE net < 0 ORDER BY net, ad_system_domain LIMIT 10)
 ORDER BY net DESC, ad_system_domain`,
         chart: { kind: 'hbar', x: 'net', y: 'ad_system_domain', xTitle: 'Records added minus removed', yTitle: 'Ad system' },
+        series: true,
+      },
+      {
+        key: 'changes.sites',
+        title: 'Sites that gained or lost their ads.txt',
+        about:
+          "The listed sites counted in sites_gained_ads_txt and sites_lost_ads_txt above: per night, the site, its rank, its ads.txt status that night and on its previous night (served: ok, placeholder or too_large). At most the 50 best-ranked sites per night and direction; the counts above have them all.",
+        sql: `SELECT snapshot_date, change, site, rank, previous_status, status, obtained, previous_date
+FROM report_site_changes
+QUALIFY row_number() OVER (PARTITION BY snapshot_date, change ORDER BY rank NULLS LAST, site) <= 50
+ORDER BY snapshot_date DESC, change, rank NULLS LAST, site`,
         series: true,
       },
     ],
@@ -452,14 +531,23 @@ ORDER BY f.records DESC NULLS LAST, f.subject LIMIT 25`,
       },
       {
         key: 'sellers.reach_by_depth',
-        title: 'What the ad systems reach through intermediaries (latest night)',
+        title: 'Publishers the ad systems reach through intermediaries (latest night)',
         about:
-          "View seller_reach: from each ad system's sellers.json, the files reached through INTERMEDIARY/BOTH entries, by the smallest number of links (0 = the ad system's own file). Per depth: the sellers.json files read at that depth, their entries, and the distinct PUBLISHER domains they name.",
-        sql: `SELECT depth, count(DISTINCT via_domain) AS files, count(*) AS entries,
-  count(DISTINCT seller_domain) FILTER (WHERE seller_type = 'PUBLISHER') AS publisher_domains,
-  count(DISTINCT ad_system_domain) AS ad_systems
-FROM seller_reach WHERE ${LATEST} GROUP BY depth ORDER BY depth`,
-        chart: { kind: 'bar', x: 'depth', y: 'publisher_domains', xTitle: 'Intermediary links from the ad system', yTitle: 'Publisher domains reached' },
+          "View seller_reach: from each ad system's sellers.json, the files reached through INTERMEDIARY/BOTH entries, by the smallest number of links (0 = the ad system's own file). Per depth: the ad systems, the sellers.json files read at that depth and their entries, and the publishers: per ad system, each domain named by a PUBLISHER or BOTH entry (a BOTH seller sells its own inventory too), counted once at the smallest depth the ad system reaches it, then summed over the ad systems. One ad system's publishers are the query of docs/guide/analysing.md ('which publishers an ad system reaches, through how many intermediaries').",
+        sql: `WITH reach AS MATERIALIZED (
+  SELECT * FROM seller_reach WHERE ${LATEST}
+), publishers AS (
+  SELECT depth, count(*) AS publishers FROM (
+    SELECT ad_system_domain, seller_domain, min(depth) AS depth FROM reach
+    WHERE seller_type IN ('PUBLISHER', 'BOTH') AND seller_domain IS NOT NULL
+    GROUP BY ad_system_domain, seller_domain
+  ) GROUP BY depth
+)
+SELECT r.depth, count(DISTINCT r.ad_system_domain) AS ad_systems, count(DISTINCT r.via_domain) AS files, count(*) AS entries,
+  coalesce(any_value(p.publishers), 0) AS publishers
+FROM reach r LEFT JOIN publishers p ON p.depth = r.depth
+GROUP BY r.depth ORDER BY r.depth`,
+        chart: { kind: 'bar', x: 'depth', y: 'publishers', xTitle: 'Intermediary links from the ad system', yTitle: 'Publishers reached (per ad system, summed)' },
       },
       {
         key: 'sellers.headers',

@@ -11,6 +11,7 @@ import { openSnapshotDb } from '../../pipelines/summary.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
 import { SECTIONS, setupSql, bucketLabels, type FigureDef, type ReportWindow } from './figures.js';
 import { NO_NIGHT_SUMMARY, nightSummarySetupSql, viewedNightsSql } from './night-summary.js';
+import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
 import { cellConverter, csvField } from '../cli/sql-output.js';
 import type { Json } from '@duckdb/node-api';
@@ -85,6 +86,9 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       nights.length === 0 ? null : { from: o.from ?? nights[0]!, to: o.to ?? nights[nights.length - 1]!, firstNight: nights[0]!, latestNight: nights[nights.length - 1]! };
     const setup = window ? setupSql(window, buckets) : [];
     for (const stmt of setup) await db.rows(stmt);
+    await mkdir(o.outDir, { recursive: true });
+    // The pooling section's owners as registrable domains (owners.ts): a file beside the report, loaded by setup_sql.
+    if (window) setup.push(await ownerTableSetup(db.connection, path.resolve(o.outDir, OWNER_CSV)));
     const summarized = window ? await useNightSummaries(db, nights, setup) : [];
 
     const sections: { key: string; title: string; intro: string; figures: FigureResult[] }[] = [];
@@ -94,7 +98,6 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       sections.push({ key: s.key, title: s.title, intro: s.intro, figures });
     }
 
-    await mkdir(o.outDir, { recursive: true });
     const generatedAt = (o.now ?? new Date()).toISOString();
     const json: ReportJson = {
       report_version: 1,
@@ -166,9 +169,20 @@ async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: Figu
   if (f.chart && rows.length > 0) {
     // A line over one night is a dot: say so and show the table.
     if (f.chart.kind === 'line' && nights < 2) note = 'One night: the line over time needs two or more (the table has the figures).';
-    else svg = await renderSvg(vegaLiteSpec(f.chart, f.title, rows));
+    else svg = await renderSvg(vegaLiteSpec(f.chart, f.title, chartRows(f.chart.top, rows)));
   }
   return { ...base, columns, rows, note, csv: toCsv(columns, rows), svg };
+}
+
+/** The rows a chart draws: those whose `top.field` is one of the first `top.n` values of it in row order. */
+function chartRows(top: { field: string; n: number } | undefined, rows: Row[]): Row[] {
+  if (!top) return rows;
+  const kept = new Set<string>();
+  for (const r of rows) {
+    const v = JSON.stringify(r[top.field] ?? null);
+    if (!kept.has(v) && kept.size < top.n) kept.add(v);
+  }
+  return rows.filter((r) => kept.has(JSON.stringify(r[top.field] ?? null)));
 }
 
 /** RFC 4180 CSV with a header line. */

@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openSnapshotDb } from '../../pipelines/summary.js';
+import { createOwnerTable, OWNER_TABLE } from './owners.js';
 import { writeRunManifest } from '../sink/index.js';
 import { completedRuns } from '../store/run-manifests.js';
 import { packageRoot } from '../util/package-root.js';
@@ -45,18 +46,24 @@ export function consistencyNightsSql(nights: NightFilter): string {
 /**
  * Per night, the (ad system, seller id) pairs claimed DIRECT by two or more owners, and the
  * records claiming them: seller_match's records of valid files and owner_domain (the first
- * OWNERDOMAIN of the file, else its subject), without the view's sellers.json joins.
+ * OWNERDOMAIN of the file, else its subject), without the view's sellers.json joins, each owner
+ * reduced to its registrable domain through the table of owners.ts (grouped by the owner as
+ * written first, so the reduction is joined once per claim, not per record).
  */
 export function poolingNightsSql(nights: NightFilter): string {
   return `WITH owner AS (
   SELECT snapshot_date, subject, file_kind, arg_min(value_domain, line_no) AS owner_domain
   FROM ads_variables WHERE ${nights('snapshot_date')} AND name = 'OWNERDOMAIN' GROUP BY ALL
-), claims AS (
+), written AS (
   SELECT r.snapshot_date, r.ad_system_domain, r.seller_account_id, coalesce(o.owner_domain, r.subject) AS owner_domain, count(*) AS records
   FROM ads_records r
   JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
   LEFT JOIN owner o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind
   WHERE ${nights('r.snapshot_date')} AND r.relationship = 'DIRECT'
+  GROUP BY ALL
+), claims AS (
+  SELECT w.snapshot_date, w.ad_system_domain, w.seller_account_id, coalesce(d.owner_domain, w.owner_domain) AS owner_domain, sum(w.records) AS records
+  FROM written w LEFT JOIN ${OWNER_TABLE} d ON d.owner = w.owner_domain
   GROUP BY ALL
 ), pooled AS (
   SELECT snapshot_date, ad_system_domain, seller_account_id, sum(records) AS records
@@ -86,7 +93,8 @@ export function summaryKey(): string {
   if (cachedKey) return cachedKey;
   const views = readFileSync(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8');
   const night: NightFilter = (c) => `${c} = $night`;
-  const h = createHash('sha256').update('night_summary v1\n').update(views).update(consistencyNightsSql(night)).update(poolingNightsSql(night));
+  // v2: owners are registrable domains (owners.ts), a reduction that is not in the SQL's text.
+  const h = createHash('sha256').update('night_summary v2\n').update(views).update(consistencyNightsSql(night)).update(poolingNightsSql(night));
   return (cachedKey = h.digest('hex').slice(0, 32));
 }
 
@@ -109,6 +117,7 @@ export async function writeNightSummary(root: string, runId: string, o: { memory
     await db.rows(`SET preserve_insertion_order = false`);
     const night: NightFilter = (c) => `${c} = DATE '${run.snapshotDate}'`;
     const [c] = await db.rows(consistencyNightsSql(night));
+    await createOwnerTable(db.connection, night);
     const [p] = await db.rows(poolingNightsSql(night));
     summary = {
       key: summaryKey(),
