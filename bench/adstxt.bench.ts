@@ -1,5 +1,5 @@
 /**
- * ads.txt parse throughput (issue 2): the whole adstxt/ + app-ads/ corpus, concatenated and
+ * ads.txt parse throughput: the whole adstxt/ + app-ads/ corpus, concatenated and
  * repeated to at least 50 MB, fed in 64 KiB chunks. The full parse (records, variables, issues
  * built and handed to a handler) is timed beside a bare LineSplitter pass over the same bytes
  * in the same run. Target: full parse ≥ 50 % of the bare line-split speed. The parser reads

@@ -1,11 +1,11 @@
 /**
- * Issue 16 B: what the AI-crawler tables cost in a night's Parquet bytes. A crawl of N synthetic
+ * What the AI-crawler tables cost in a night's Parquet bytes. A crawl of N synthetic
  * sites of the simulated web whose robots.txt are the corpus's real files (robots/*.txt, one per
  * site, cycled; a fixture host shadows only the paths it defines, so ads.txt, subdomains,
  * partners and sellers.json stay the simulated web's), with the shipped agents catalogue. Prints
  * every table's rows and bytes (the committed parts the manifest lists) and the share of
  * robots_agent_access, robots_usage_signals and agents_catalogue in the night's total; the
- * budget is 20 % (issue 16).
+ * budget is 20 % (docs/reference/ai-crawlers.md#size).
  *
  *   npm run bench -- ai-crawlers                    (2,000 sites; ADSNAP_BENCH_SITES=… for others)
  */

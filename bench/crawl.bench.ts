@@ -1,5 +1,5 @@
 /**
- * Issue 5 benchmark: a whole `adsnap crawl` of N synthetic domains on the simulated web with
+ * Crawl benchmark: a whole `adsnap crawl` of N synthetic domains on the simulated web with
  * injected latency, beside a bare undici `request()` loop fetching the same robots.txt and
  * ads.txt URLs (HTTPS, redirects followed) at the same concurrency: the ceiling this machine and
  * this simulated web allow. The simulated web runs in its own process; the crawl's CPU time and

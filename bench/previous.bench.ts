@@ -1,5 +1,5 @@
 /**
- * Incremental-snapshot building blocks (issue 7):
+ * Incremental-snapshot building blocks (docs/guide/nightly.md#incremental-snapshots):
  * 1. PreviousSnapshot lookups: cost per key, in batches of 1000 in random order (as the crawl
  *    asks), over a `files` table of 100k rows (and 1M with ADSNAP_BENCH_PREV_1M=1), written
  *    with the project's own snapshot writer; open time and RSS.

@@ -6,7 +6,7 @@
  *   the changes section has work to do) — cheap to make, the size of a real series;
  * - one night of 10 × N sites (the crawled night repeated with renamed subjects).
  * The report runs as the CLI does, in a child process; wall time and peak RSS are its own
- * (`adsnap report` prints them). Targets (issue 15): 30 nights × 100k in ≤ 60 s, peak RSS ≤ 1 GB.
+ * (`adsnap report` prints them). Targets (docs/performance.md#the-report-over-a-month-of-nights): 30 nights × 100k in ≤ 60 s, peak RSS ≤ 1 GB.
  *
  *   npm run bench -- report        (ADSNAP_BENCH_DOMAINS=100000, ADSNAP_BENCH_NIGHTS=30;
  *                                   ADSNAP_BENCH_NIGHT_DIR=ROOT starts from a crawled night,

@@ -1,5 +1,5 @@
 /**
- * The sellers phase of a real crawl with Google's size of sellers.json (issue 21): 100 publishers
+ * The sellers phase of a real crawl with Google's size of sellers.json: 100 publishers
  * whose ads.txt name 1,000 small ad systems (100 entries each) and one exchange serving a
  * 1.2M-seller, ~150 MB sellers.json (70% confidential entries, as Google's; pretty-printed) whose
  * 100 BOTH entries name intermediaries (round 1, 20 entries each). The simulated web serves them

@@ -148,7 +148,7 @@ export async function run(): Promise<void> {
       }
     }
 
-    // A whole crawl's sellers phase with Google's size of file (issue 21): bench/sellers-crawl.ts.
+    // A whole crawl's sellers phase with Google's size of file: bench/sellers-crawl.ts.
     if (process.env.ADSNAP_BENCH_SELLERS_CRAWL !== '0') await runSellersCrawl(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -165,7 +165,7 @@ export function isCalendarDate(s: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
 }
 
-/** Opens the earlier snapshot this run builds on, if there is one (issue 7: incremental snapshots). */
+/** Opens the earlier snapshot this run builds on, if there is one (docs/guide/nightly.md#incremental-snapshots). */
 
 /** A list with no accepted entry: nothing is committed (unless `allowEmpty`). */
 export class EmptyListError extends Error {

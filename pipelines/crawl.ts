@@ -105,7 +105,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   // Every request in flight listens on the run's signal: hundreds at once is expected.
   setMaxListeners(0, signal);
   const concurrency = options.concurrency ?? 64;
-  // Holds set on hosts and addresses (429, bot walls; issue 17) are counted for the progress line and the manifest.
+  // Holds set on hosts and addresses (429, bot walls) are counted for the progress line and the manifest.
   const fetchConfig = resolveFetchConfig({ onBackoff: (scope, _key, _ms, cause) => stats.countBackoff(scope, cause), ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
   const saved = journal.previous;
   const catalogue = options.agentsCatalogue ?? (await loadAgentsCatalogue());
@@ -353,10 +353,10 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       node_version: process.version,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
-      // Every fetch knob as used, from defaults, --config FILE or flags (issue 17; src/fetch/knobs-manifest.ts).
+      // Every fetch knob as used, from defaults, --config FILE or flags (src/fetch/knobs-manifest.ts).
       fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
       options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
-      // Resolvers asked and every exemption from the address guard (issue 17: --dns-server, --allow-addresses).
+      // Resolvers asked and every exemption from the address guard (--dns-server, --allow-addresses; src/fetch/network-manifest.ts).
       network: networkManifest(fetchConfig),
       sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,
       previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,

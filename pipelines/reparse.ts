@@ -21,7 +21,7 @@ import { emitAgentRows, emitCatalogue } from './robots-agents.js';
 import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
 /**
- * `adsnap reparse` (issue 7): rebuilds one snapshot's parsed tables from the bodies kept in
+ * `adsnap reparse` (docs/guide/nightly.md#reparse): rebuilds one snapshot's parsed tables from the bodies kept in
  * DIR/_bodies, with the current parsers, without fetching anything. What the crawl observed on
  * the network — `targets`, `fetches`, `hops`, `apps` — is copied as it was; everything parsed
  * from bodies — `files` counts and statuses, `ads_records`, `ads_variables`, `parse_issues`,
@@ -90,7 +90,7 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
         tables: { ...copied, ...committed.tables },
         finished_at: new Date().toISOString(),
       });
-      // The report's night summary, from the rebuilt tables (issue 15); the source's is not carried over.
+      // The report's night summary, from the rebuilt tables (src/report/night-summary.ts); the source's is not carried over.
       await writeNightSummary(o.outDir, runId).catch((err: Error) => process.stderr.write(`adsnap reparse: no night summary for the report (${err.message}); the report reads the views for this night\n`));
       return { snapshotDate, runId, manifestPath, reparsed, withoutBody, tables: committed.tables };
     } catch (err) {

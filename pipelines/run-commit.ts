@@ -67,7 +67,7 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
     finished_at: new Date().toISOString(),
   });
   await pause('manifest');
-  // The night's summary for the report (issue 15), into the manifest just written. Without it
+  // The night's summary for the report (src/report/night-summary.ts), into the manifest just written. Without it
   // (a failure, a kill before it) the report reads the views for this night: nothing is lost.
   await writeNightSummary(options.outDir, manifest.run_id).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
   const sr = state.shardReport as { stage: Stage; report: ShardReport } | null;

@@ -20,7 +20,7 @@ export class RunStats {
   sellersRound: number | null = null;
   /** Checkpoints taken, the longest time one held the event loop (its synchronous capture), and the longest until saved. */
   readonly checkpoints = { count: 0, maxPauseMs: 0, maxDurationMs: 0 };
-  /** Answers that were a bot wall (fetches.error 'challenge') and 429s (issue 17). */
+  /** Answers that were a bot wall (fetches.error 'challenge') and 429 answers. */
   walls = 0;
   rateLimited = 0;
   /** Holds set on hosts and on addresses (src/fetch/politeness.ts), and the causes of the host holds (`429`, `503`, `challenge:<vendor>`). */
@@ -68,7 +68,7 @@ export class RunStats {
     this.bytes = s.bytes;
     Object.assign(this.fetchErrors, s.fetchErrors);
     Object.assign(this.fileStatus, s.fileStatus);
-    // Checkpoints written before issue 17 carry no back-off counters.
+    // Checkpoints written by older versions carry no back-off counters.
     this.walls = s.walls ?? 0;
     this.rateLimited = s.rateLimited ?? 0;
     Object.assign(this.backoffs, s.backoffs ?? {});

@@ -5,7 +5,7 @@ import { corpusPath, describeWithCorpus, hasCorpus } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
 
 /**
- * Issue 16: the HTML sniffing may never turn a file of valid lines into `html` (field 4 and
+ * The HTML sniffing may never turn a file of valid lines into `html` (field 4 and
  * extensions are free text, ads.txt 1.1 §3.2.2, §3.4.3; a served 2xx file is parsed, §3.1),
  * while a real HTML page still is one.
  */

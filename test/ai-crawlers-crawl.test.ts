@@ -10,7 +10,7 @@ import { createTestTls } from './helpers/tls.js';
 import { useTempDirs } from './helpers/tmp.js';
 
 /**
- * Issue 16 B end to end: a crawl over robots.txt fixtures writes robots_agent_access,
+ * The AI-crawler tables end to end: a crawl over robots.txt fixtures writes robots_agent_access,
  * robots_usage_signals and agents_catalogue, and the views' shares equal the same shares counted
  * independently over the site × agent product in DuckDB.
  */

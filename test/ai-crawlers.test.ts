@@ -7,7 +7,7 @@ import { parseDictionary, usageSignals } from '../src/parse/robots/usage-signals
 import { AgentsCatalogueError, loadAgentsCatalogue, parseAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 import { corpusPath, hasCorpus, repoRoot } from './helpers/corpus.js';
 
-/** Issue 16 B: the agents catalogue, the per-agent answers and the usage preference lines. */
+/** The agents catalogue, the per-agent answers and the usage preference lines (docs/reference/ai-crawlers.md). */
 
 describe('the shipped agents catalogue', () => {
   it('is valid, dated, versioned, about a hundred agents, each with a source that has a URL', async () => {

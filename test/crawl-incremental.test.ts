@@ -11,7 +11,7 @@ import { useTempDirs } from './helpers/tmp.js';
 const tempDir = useTempDirs('incremental');
 
 /**
- * Issue 7, incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4): night 1 on the simulated
+ * Incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4): night 1 on the simulated
  * web, then night 2 on the same web where 5% of the ads.txt files changed (simweb epoch 1).
  */
 const DAY = 86_400_000;

@@ -6,7 +6,7 @@ import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { runCli } from './helpers/run-cli.js';
 import { useTempDirs } from './helpers/tmp.js';
 
-/** Every knob an operator needs (issue 17): flags and --config FILE, checked at the edge, echoed in the manifest. */
+/** Every knob an operator needs (docs/guide/operating.md): flags and --config FILE, checked at the edge, echoed in the manifest. */
 
 const tmpDir = useTempDirs('knobs');
 let web: Simweb;
@@ -38,7 +38,7 @@ describe('resolveKnobs (src/cli/crawl-knobs.ts)', () => {
     expect(await resolveKnobs({})).toEqual({ concurrency: 64, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, configFile: null });
   });
 
-  it('reads the sellers.json knobs from the file (issue 21); locations merge by ad system, flags on top', async () => {
+  it('reads the sellers.json knobs from the file; locations merge by ad system, flags on top', async () => {
     const dir = tmpDir();
     writeFileSync(path.join(dir, 'table.tsv'), 'a.test\thttps://table.test/a.json\nb.test\thttps://table.test/b.json\nc.test\thttps://table.test/c.json\n');
     const f = path.join(dir, 'adsnap.json');

@@ -8,7 +8,7 @@ import { createTestTls, type TestTls } from './helpers/tls.js';
 import { useTempDirs } from './helpers/tmp.js';
 
 /**
- * Politeness on shared addresses (issue 17): CDN-style sharing, many sites behind one address.
+ * Politeness on shared addresses: CDN-style sharing, many sites behind one address.
  * DNS (an injected resolver) gives every host the same address, 127.0.0.1, and a port-only
  * `--connect-to` rule (`:443::PORT`, HOST2 empty: the address still comes from DNS) reaches the
  * test servers. The servers count the requests open at once, per local address, from their side.

@@ -11,7 +11,7 @@ import { useTempDirs } from './helpers/tmp.js';
 const tempDir = useTempDirs('resume');
 
 /**
- * Issue 7: a crawl killed with SIGKILL mid-way and started again with the same arguments
+ * A crawl killed with SIGKILL mid-way and started again with the same arguments
  * finishes the same snapshot as an uninterrupted run — no duplicate and no missing row.
  */
 let web: Simweb;

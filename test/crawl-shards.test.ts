@@ -45,7 +45,7 @@ describe('--shard K/N', () => {
     for (const c of counts) expect(c).toBeGreaterThan(850);
   });
 
-  it('issue 7: the union of N shards equals a single-machine run, row for row', async () => {
+  it('the union of N shards equals a single-machine run, row for row', async () => {
     const common = ['--domains', domains, '--apps', apps, '--snapshot-date', '2026-11-22', '--progress', 'none', '--concurrency', '16', ...web.connectArgs];
     const single = path.join(tmp, 'single');
     const one = await runCli(['crawl', ...common, '--out', single]);
@@ -62,7 +62,7 @@ describe('--shard K/N', () => {
       const runs = await Promise.all(Array.from({ length: N }, (_, k) => runCli(['crawl', ...common, '--out', sharded, '--shard', `${k}/${N}`, '--stage', stage])));
       for (const r of runs) expect(r.code, r.stderr).toBe(0);
     }
-    // Issue 21: the sellers.json rounds after the ad systems' are a stage of their own, run once
+    // The sellers.json rounds after the ad systems' are a stage of their own, run once
     // (shard 0): each round needs every file of the round before.
     const other = await runCli(['crawl', ...common, '--out', sharded, '--shard', `1/${N}`, '--stage', 'intermediaries']);
     expect(other.code).toBe(2);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from './helpers/corpus.js';
 
 /**
- * Pages other engineers are writing while the docs were restructured (issue 18). A link to one of
+ * Pages other engineers are writing while the docs were restructured. A link to one of
  * them is accepted only while the page does not exist yet; once it does, it is checked like any
  * other. Remove an entry when its page lands.
  */

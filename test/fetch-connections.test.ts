@@ -9,7 +9,7 @@ import { noDns, readText } from './helpers/local-server.js';
 import { createTestTls, type TestTls } from './helpers/tls.js';
 
 /**
- * Connection reuse (issue 5): requests go to one undici pool per *host*, and the connector
+ * Connection reuse: requests go to one undici pool per *host*, and the connector
  * connects to the address chosen for that host (DNS + guard, or --connect-to). So one site's
  * requests share a TLS connection even when many sites share one address, and SNI is the host.
  */

@@ -12,7 +12,7 @@ import { syntheticName } from '../src/simweb/names.js';
 import { seedOf } from '../src/simweb/prng.js';
 
 /**
- * DNS as a real component (issue 17): failure classes, resolver options and the allow list, and
+ * DNS as a real component: failure classes, resolver options and the allow list, and
  * the simulated web's DNS server answered through c-ares (no ports 80/443 needed: every test
  * here runs without root).
  */

@@ -6,7 +6,7 @@ import { statusFromFetch } from '../src/resolve/file-status.js';
 import { noDns, readText, startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { createTestTls, type TestTls } from './helpers/tls.js';
 
-/** Bot walls and rate limits as outcomes (issue 17): `challenge` → files.status `blocked`; 429 → `rate_limited`; holds per host and address. */
+/** Bot walls and rate limits as outcomes: `challenge` → files.status `blocked`; 429 → `rate_limited`; holds per host and address. */
 
 let tls: TestTls;
 let web: LocalWeb;

@@ -5,8 +5,8 @@ import type { PreviousFile } from '../src/store/previous-snapshot.js';
 
 /**
  * willRequest: whether a file will need the network in this run, so a job can close its
- * connection after the last request it really makes to a host (issue 7: the next night
- * revalidates robots.txt while ads.txt is still fresh).
+ * connection after the last request it really makes to a host (on the next night, robots.txt
+ * may need revalidating while ads.txt is still fresh).
  */
 const NOW = new Date('2026-11-22T02:00:00Z');
 const HOUR = 3_600_000;

@@ -15,7 +15,7 @@ describe('progress reporting', () => {
     expect(fmtDuration(3725)).toBe('1h02m');
   });
 
-  it('bot walls, 429s and the holds they set are counted from the fetch rows and shown on the line (issue 17)', () => {
+  it('bot walls, 429s and the holds they set are counted from the fetch rows and shown on the line', () => {
     const stats = new RunStats();
     const row = (status_code: number, error: string | null) => ({ url: 'https://a.example/ads.txt', status_code, error, bytes: 0 }) as Parameters<RunStats['countFetch']>[0];
     stats.countFetch(row(403, 'challenge'));

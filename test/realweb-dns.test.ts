@@ -12,7 +12,7 @@ import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
 import { useTempDirs } from './helpers/tmp.js';
 
 /**
- * Issue 17: crawls through the simulated web's own DNS, with no --connect-to. The web listens on
+ * Crawls through the simulated web's own DNS, with no --connect-to. The web listens on
  * ports 80/443 of 127.B.x.y addresses, which needs root (or CAP_NET_BIND_SERVICE): without it
  * every test here says so and is skipped.
  */

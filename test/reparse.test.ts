@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('adsnap reparse', () => {
-  it('issue 7: rebuilds every table of a snapshot from its kept bodies, without fetching, row for row', async () => {
+  it('rebuilds every table of a snapshot from its kept bodies, without fetching, row for row', async () => {
     const list = path.join(tmp, 'domains.txt');
     writeFileSync(list, [...web.domains()].join('\n') + '\n' + readFileSync(path.join(fixtures, 'domains.txt'), 'utf8'));
     const crawled = path.join(tmp, 'crawled');

@@ -3,7 +3,7 @@ import { parseRobotsTxt, RobotsMatcher, RobotsParser } from '../src/parse/robots
 
 const allowed = (txt: string, path: string, agent = 'adsnap') => RobotsMatcher.compile(parseRobotsTxt(txt)).check(agent, path).allowed;
 
-describe('robots.txt: NUL octets end the line, as in Google\'s reference (issue 16)', () => {
+describe('robots.txt: NUL octets end the line, as in Google\'s reference', () => {
   const body = 'User-agent: *\nDisallow: /family/photos\0\0\0\nAllow: /open\n';
 
   it('reads the value up to the first NUL, so the rule applies instead of failing open', () => {

@@ -1,5 +1,5 @@
 /**
- * The two readings of robots.txt (issue 16, docs/reference/robots-semantics.md):
+ * The two readings of robots.txt (docs/reference/robots-semantics.md):
  * - each divergence between `rfc` and `google`, case by case;
  * - a differential test over corpus/conformance: the robotstxt-spec-test .textproto files read
  *   as they are (google answers every expectation; every rfc miss is one of the divergences),

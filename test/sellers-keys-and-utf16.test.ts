@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSellersJson, SELLERS_ISSUE_CODES, SellersJsonParser, type Seller, type SellersIssue } from '../src/parse/sellers/index.js';
 import { corpusPath, describeWithCorpus, repoRoot } from './helpers/corpus.js';
 
-/** Issue 16: duplicate and unknown keys in a seller entry are said, not passed over; UTF-16 is read. */
+/** Duplicate and unknown keys in a seller entry are said, not passed over; UTF-16 is read. */
 
 function chunked(bytes: Uint8Array, size: number) {
   const sellers: Seller[] = [];

@@ -14,7 +14,7 @@ import { createTestTls } from './helpers/tls.js';
 import { useTempDirs } from './helpers/tmp.js';
 
 /**
- * Issue 21: sellers.json where ad systems publish it, matched as researchers match, followed
+ * sellers.json where ad systems publish it, matched as researchers match, followed
  * through intermediaries. A small web, worked out by hand:
  *
  *   pub1.test/ads.txt names google.com, adx.test, flag.test (a --sellers-location) and
@@ -126,7 +126,7 @@ function seenSince(from: number): string[] {
   return web.seen.slice(from).map((s) => s.url.replace(/^https?:\/\//, ''));
 }
 
-describe('sellers.json locations, matching and intermediary rounds (issue 21)', () => {
+describe('sellers.json locations, matching and intermediary rounds', () => {
   let out: string;
   let db: Awaited<ReturnType<typeof openSnapshotDb>>;
   let seen: string[];

@@ -65,7 +65,7 @@ const SITE: Record<string, Served[]> = {
     sellers([[1, 'PUBLISHER', 'One Inc'], [2, 'BOTH', 'Two'], [4, 'PUBLISHER', 'Four'], [5, 'PUBLISHER', 'Five'], [7, 'INTERMEDIARY', 'Seven']]),
   ],
   'https://ssp.test/sellers.json': [sellers([[10, 'INTERMEDIARY', 'Ten'], [11, 'BOTH', 'Eleven'], [12, 'PUBLISHER', 'Twelve'], ['AB-13', 'PUBLISHER', 'Thirteen']])],
-  // Intermediaries (issue 21): adx.test's seller 7 (INTERMEDIARY, domain s7.test) publishes its own
+  // Intermediaries: adx.test's seller 7 (INTERMEDIARY, domain s7.test) publishes its own
   // file, which resets on night 2 (carried forward) and adds a seller on night 3; seller 3 (night 1
   // only) names s3.test, which has none; ssp.test's 10 and 11 name s10.test and s11.test (none).
   'https://s7.test/sellers.json': [
@@ -172,7 +172,7 @@ describe('files: what the content was, and how it was obtained, on every night',
     expect(verdicts.map((v) => v.allowed)).toEqual([true, false, false]);
   });
 
-  it('AI crawlers: d.test blocks every agent through * from night 2; the shares follow (issue 16)', async () => {
+  it('AI crawlers: d.test blocks every agent through * from night 2; the shares follow', async () => {
     const d = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, blocked, via FROM agent_access WHERE host = 'd.test' AND user_agent = 'GPTBot' ORDER BY n`);
     expect(d.map((r) => `${r.n} ${r.blocked} ${r.via}`)).toEqual(['11-20 partial global_group', '11-21 full global_group', '11-28 full global_group']);
     const shares = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, sites, share_full, share_full_through_star, share_partial FROM ai_crawler_blocking WHERE user_agent = 'GPTBot' ORDER BY n`);

@@ -11,7 +11,7 @@ import { VARIETY_WEIGHTS, WALL_VENDOR_WEIGHTS } from '../src/simweb/realweb-cali
 import { useTempDirs } from './helpers/tmp.js';
 
 /**
- * The real web's HTTP mix (issue 17, `simweb --realweb`) crawled through --connect-to: bot walls
+ * The real web's HTTP mix (`simweb --realweb`) crawled through --connect-to: bot walls
  * are `blocked`, 429s `rate_limited` with the host held, and every variety of a served ads.txt
  * (HTTP/1.0 close-delimited, br, deflate, Latin-1, UTF-16 with BOM, relative and
  * protocol-relative Location) is read whole, with the records the synthetic web planned.

@@ -1,7 +1,7 @@
 import type { RunStats } from '../../pipelines/run-stats.js';
 
 /**
- * Shows a run as it goes (issue 7 "Seeing the run"): on a TTY, one status line redrawn in place
+ * Shows a run as it goes (docs/guide/nightly.md#seeing-the-run): on a TTY, one status line redrawn in place
  * (done/total, rate, ETA, bytes, errors by class, hop queue); otherwise one JSON object per line
  * at a steady cadence, for log collectors (Kubernetes, cron mail).
  */
@@ -43,7 +43,7 @@ export function formatLine(s: ReturnType<RunStats['snapshot']>): string {
     .slice(0, 4)
     .map(([k, v]) => `${k}:${v}`)
     .join(' ');
-  // Bot walls, 429s and the holds they set (issue 17): shown once there is any.
+  // Bot walls, 429s and the holds they set: shown only once there is any.
   const walls = s.walls || s.rate_limited ? ` · walls ${s.walls} · 429 ${s.rate_limited} · held ${s.backoffs.hosts} hosts/${s.backoffs.ips} ips` : '';
   return `[${s.phase}] ${done} targets, ${s.rate_per_s}/s${eta} · ${s.requests} req · ${fmtBytes(s.bytes)} · queue ${s.queued}${walls}${errors ? ' · ' + errors : ''}`;
 }

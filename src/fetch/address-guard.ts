@@ -79,7 +79,7 @@ export function isBlockedAddress(address: string): boolean {
 }
 
 /**
- * `--allow-addresses CIDR` (issue 17): networks an operator opens for a test network (the
+ * `--allow-addresses CIDR` (docs/guide/real-web.md): networks an operator opens for a test network (the
  * simulated web's 127.x addresses behind its own DNS). Never a default; the run manifest records
  * them. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is judged as the IPv4 address it carries.
  */

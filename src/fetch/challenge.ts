@@ -1,5 +1,5 @@
 /**
- * Bot walls (issue 17): an answer that is a CDN's challenge or block page rather than the
+ * Bot walls (docs/guide/operating.md#bot-walls): an answer that is a CDN's challenge or block page rather than the
  * site's own answer. Such a page says nothing about the file asked for (a 403 from the site
  * itself is `unauthorized`; a challenge page is `blocked`, contract §3), so the fetch layer
  * recognises it and gives the chain the error `challenge`.

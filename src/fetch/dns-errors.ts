@@ -1,5 +1,5 @@
 /**
- * DNS failures by class (issue 17). A crawl of a top list meets every way a name can fail, and
+ * DNS failures by class (docs/guide/real-web.md#dns-failures-by-class). A crawl of a top list meets every way a name can fail, and
  * each says something different: the name does not exist (gone, typo in the list), its zone is
  * broken (lame delegation, DNSSEC failure), its servers refuse or never answer, or it exists with
  * no address. One `dns` code for all of them hid which; these are the finer codes of

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 
 /**
- * `--dns-server ADDR[:PORT]` (issue 17): the resolvers the crawl asks instead of the system's
+ * `--dns-server ADDR[:PORT]` (docs/guide/real-web.md#resolving-names): the resolvers the crawl asks instead of the system's
  * (/etc/resolv.conf). An address, not a name (a resolver cannot be found by resolving), IPv6 in
  * brackets when a port is given (`[::1]:53`), as `dig @` and c-ares' `setServers` spell it.
  */

@@ -196,7 +196,7 @@ export async function sendHop(url: URL, headers: Record<string, string>, budget:
     }
     const status = r.res.statusCode;
     const retryAfter = parseRetryAfter(r.res.headers['retry-after'], config.now());
-    // A bot wall (issue 17) is no transient failure: asking again gets the same page. The host
+    // A bot wall (challenge.ts) is no transient failure: asking again gets the same page. The host
     // is held (its Retry-After, else wallHoldMs) and so, briefly, is the address behind it.
     const wall = challengeFromHeaders(status, r.res.headers) ?? (mayBeChallenge(status) ? await peekWall(r) : null);
     if (wall !== null) {

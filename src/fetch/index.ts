@@ -1,4 +1,4 @@
-// The fetch stack's public API (issue 4): one Fetcher, composed of small policies.
+// The fetch stack's public API (docs/reference/fetch.md): one Fetcher, composed of small policies.
 export type { FetchKind, FetchRequest, FetchOutcome, FetchRow, ResponseMeta, BodyConsumer, Validators } from './types.js';
 export { fetchKinds } from './types.js';
 export { Fetcher, type FetcherStats } from './fetcher.js';

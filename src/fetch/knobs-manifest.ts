@@ -2,7 +2,7 @@ import type { FetchConfig } from './config.js';
 import { formatConnectTo } from './connect-to.js';
 
 /**
- * Every knob of the fetch layer as the run used it (issue 17: "all echoed in the run manifest"),
+ * Every knob of the fetch layer as the run used it (docs/guide/operating.md#what-the-run-manifest-records),
  * whether it came from a default, `--config FILE` or a flag: what an operator needs to explain a
  * night's figures. Functions (resolver, clock) are not knobs and are left out; the resolvers asked
  * and the address-guard exemptions are the manifest's `network` section.

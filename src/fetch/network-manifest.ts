@@ -2,7 +2,7 @@ import type { FetchConfig } from './config.js';
 import { formatConnectTo } from './connect-to.js';
 
 /**
- * What the run manifest records of how the crawl reached the web (issue 17): which resolvers it
+ * What the run manifest records of how the crawl reached the web (its `network` section): which resolvers it
  * asked, and every exemption from the address guard an operator made (`--allow-addresses`
  * networks, `--connect-to` targets). A snapshot taken with either is not a picture of the public
  * web, and whoever reads it later must be able to tell.

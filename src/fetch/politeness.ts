@@ -144,7 +144,7 @@ export class Politeness {
   readonly ips = new KeyedLimiter();
   readonly global = new KeyedLimiter();
   readonly clocks: HostClocks;
-  /** The same clocks per address: a CDN address that said "slow down" for one site is spared a moment by all (issue 17). */
+  /** The same clocks per address: a CDN address that said "slow down" for one site is spared a moment by all (`--ip-backoff`). */
   readonly ipClocks: HostClocks;
   /** Holds set so far, by scope. */
   readonly backoffs = { hosts: 0, ips: 0 };

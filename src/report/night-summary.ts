@@ -1,5 +1,5 @@
 /**
- * The night summary (issue 15): the figures over time that would otherwise read every record of
+ * The night summary: the figures over time that would otherwise read every record of
  * every night (`consistency.over_time` through the seller_match view, `pooling.over_time`),
  * computed once per night when the night is committed, and kept in its run manifest under
  * `night_summary`. The report reads a night's row from there, and from the views for any night

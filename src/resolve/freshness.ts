@@ -196,8 +196,8 @@ export interface CarryForwardOptions {
 
 // ads.txt 1.1 §3.1: "other HTTP errors" at a URL that had data → use the last good data set. A 404
 // says there is no file (§3.1), a 2xx is an answer to be parsed, and a robots.txt verdict that we
-// chose to obey means no fetch was wanted; none of these reuse the earlier copy. A bot wall and a
-// 429 (issue 17) are such other errors: the file was not refused, only not shown to us tonight.
+// chose to obey means no fetch was wanted; none of these reuse the earlier copy. A bot wall (`blocked`) and a
+// 429 (`rate_limited`) are such other errors: the file was not refused, only not shown to us tonight.
 const ADS_CARRY_STATUSES = new Set(['unauthorized', 'blocked', 'rate_limited', 'http_error', 'redirect_error', 'unreachable', 'too_large']);
 
 /**

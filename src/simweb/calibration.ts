@@ -164,7 +164,7 @@ export const ROOTS_PER_PARTNER = 50;
 export const ROOTS_PER_MANAGER = 500;
 
 /*
- * ---- The network behind real DNS (issue 17: `simweb --dns`; net-layout.ts) ----
+ * ---- The network behind real DNS (`simweb --dns`; net-layout.ts) ----
  * These apply to the listed synthetic root domains only (their www and subdomains share the
  * root's zone, so its fate); ad systems, managed-ads.txt hosts, partners, developers, stores,
  * hostile and fixture hosts always resolve, so that a DNS failure never hides what the other

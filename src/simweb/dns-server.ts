@@ -1,5 +1,5 @@
 /**
- * The simulated web's DNS server (issue 17): UDP and TCP on one port of 127.0.0.1, answering as
+ * The simulated web's DNS server (`simweb --dns`): UDP and TCP on one port of 127.0.0.1, answering as
  * a recursive resolver would for the names of the simulated web (net-layout.ts decides each
  * name's fate). The packet codec is dns-packet's; this file only chooses the answer:
  *

@@ -44,7 +44,7 @@ export interface SimwebOptions {
   onRequest?: (info: RequestInfo) => void;
   /**
    * Also run a DNS server on 127.0.0.1:port (0: any free port) and serve ports 80/443 of the
-   * addresses it hands out (issue 17; real-dns.ts). Needs root or CAP_NET_BIND_SERVICE.
+   * addresses it hands out (real-dns.ts; docs/guide/real-web.md). Needs root or CAP_NET_BIND_SERVICE.
    * @default null (--connect-to only)
    */
   dns?: { port?: number } | null;

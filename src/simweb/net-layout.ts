@@ -1,5 +1,5 @@
 /**
- * Where the simulated web's hosts live behind its DNS (issue 17): which names fail and how, which
+ * Where the simulated web's hosts live behind its DNS (`simweb --dns`): which names fail and how, which
  * address each site has (CDN-style sharing, shared hosting, SYN-dead addresses, IPv6-only), and
  * which names reach it through CNAME chains. A pure function of the seed and the name, so the
  * DNS server needs no table and a test can ask what a name will do (calibration.ts cites the

@@ -1,5 +1,5 @@
 /**
- * The simulated web behind real DNS (issue 17: `simweb --dns PORT`): its DNS server, and its
+ * The simulated web behind real DNS (`simweb --dns PORT`): its DNS server, and its
  * HTTP/HTTPS server on ports 80 and 443 of the addresses that DNS hands out, so that a crawl
  * reaches it with `--dns-server` and `--allow-addresses` and no `--connect-to` at all. Where the
  * addresses live and why: net-layout.ts; the DNS answers: dns-server.ts; the hosts that never

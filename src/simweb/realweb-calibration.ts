@@ -1,5 +1,5 @@
 /**
- * The HTTP side of the real web's mix (issue 17: `simweb --realweb`), beside calibration.ts (the
+ * The HTTP side of the real web's mix (`simweb --realweb`), beside calibration.ts (the
  * synthetic files) and the DNS side there (name failures, CDN sharing, SYN-dead addresses). Each
  * share names its source: the shared corpus where it can tell, else the assumption made.
  * Shares are of listed sites (a site's hosts share its fate).

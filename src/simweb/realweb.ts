@@ -1,5 +1,5 @@
 /**
- * The real web's HTTP mix as a layer over the simulated web (issue 17: `simweb --realweb`): a
+ * The real web's HTTP mix as a layer over the simulated web (`simweb --realweb`): a
  * calibrated share of the listed sites sit behind a bot wall, rate-limit on sight, accept and
  * never answer, or answer slowly, and some serve their /ads.txt in the ways real servers do that
  * the synthetic web does not (HTTP/1.0 close-delimited, br/deflate, Latin-1, UTF-16 with a BOM,

@@ -90,7 +90,7 @@ export class SimwebServer {
   }
 
   /**
-   * Also accepts connections on host:port, served exactly as the main port (issue 17: simweb --dns
+   * Also accepts connections on host:port, served exactly as the main port (simweb --dns
    * binds ports 80 and 443 of many 127.x addresses). Rejects with the listen error (EACCES, EADDRINUSE).
    */
   listenAlso(port: number, host: string): Promise<void> {

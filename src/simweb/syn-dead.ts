@@ -1,7 +1,7 @@
 /**
- * Addresses that never answer a SYN (issue 17: the connect time-out path). On loopback a port
- * with no listener answers RST at once (`connect`), which is not what a dead host on the web
- * does: its SYNs go unanswered until the client gives up. Linux drops a SYN when the listening
+ * Addresses that never answer a SYN, so that a crawl of the simulated web meets the connect
+ * time-out path. On loopback a port with no listener answers RST at once (`connect`), which is
+ * not what a dead host on the web does: its SYNs go unanswered until the client gives up. Linux drops a SYN when the listening
  * socket's accept queue is full, so each address gets a listener with a backlog of 1 that never
  * accepts, and its queue is filled with connections of our own; from then on a connect to it
  * waits for the client's own deadline.

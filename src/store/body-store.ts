@@ -1,6 +1,6 @@
 /**
  * Content-addressed store of fetched bodies, so earlier snapshots can be re-parsed and reused
- * (issue 7: `not_modified`, `carried_forward`, `adsnap reparse`). One store per snapshot root,
+ * (`not_modified`, `carried_forward`, `adsnap reparse`). One store per snapshot root,
  * shared by every snapshot date in it:
  *
  *   DIR/_bodies/<first 2 hex of sha256>/<sha256>.gz     gzip of the exact body bytes read

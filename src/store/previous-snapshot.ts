@@ -1,5 +1,5 @@
 /**
- * The earlier snapshot an incremental run builds on (issue 7): for each (subject, file kind),
+ * The earlier snapshot an incremental run builds on (docs/guide/nightly.md#incremental-snapshots): for each (subject, file kind),
  * what it found — URL, status, body hash, validators for a conditional request, when it was
  * fetched and until when it is fresh — and whether its body is still in the body store.
  *

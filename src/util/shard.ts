@@ -4,7 +4,7 @@ import { fnv1a } from './hash.js';
 export { fnv1a };
 
 /**
- * Deterministic partition of the crawl for `--shard K/N` (issue 7): every host is owned by one
+ * Deterministic partition of the crawl for `--shard K/N` (docs/guide/scale.md): every host is owned by one
  * shard, chosen by its registrable domain, so a domain's subdomains, partners and developer hosts
  * on the same root land together, and the union of N shards equals a single-machine run.
  */
