@@ -1,5 +1,5 @@
 /**
- * Issue 17 benchmark: `adsnap crawl` of N sites of the calibrated real-web mix with its default
+ * `adsnap crawl` of N sites of the calibrated real-web mix with its default
  * settings, then at other concurrencies and per-IP limits. The simulated web runs in its own
  * process with `--realweb` (bot walls, 429s, stalls, slow answers; realweb-calibration.ts) and,
  * where it can bind ports 80/443, `--dns` (name failures, CDN-style sharing of addresses, SYN-dead
@@ -7,7 +7,7 @@
  * `--allow-addresses`), with no --connect-to. Without that it falls back to --connect-to and says so.
  *
  *   npm run bench -- realweb                         (100,000 sites at the defaults, then 10,000 at the others)
- *   ADSNAP_BENCH_DOMAINS=10000 ADSNAP_BENCH_VARIANTS='default;--concurrency 32;--concurrency 256' npm run bench -- realweb
+ *   ADSNAP_BENCH_DOMAINS=10000 ADSNAP_BENCH_VARIANTS='default;--concurrency 64;--concurrency 512' npm run bench -- realweb
  *
  * Figures per run: sites/s, CPU s per 1k sites (crawl process, worker threads included, from the
  * run manifest), peak RSS, and where the fetch time went: the share of all request time
@@ -24,7 +24,7 @@ import { repoRoot } from './corpus.js';
 
 const SIZE = Number(process.env.ADSNAP_BENCH_DOMAINS ?? 100_000);
 /** The other runs (same web, smaller list unless ADSNAP_BENCH_OTHER_DOMAINS says otherwise). */
-const VARIANTS = (process.env.ADSNAP_BENCH_VARIANTS ?? 'default;--concurrency 32;--concurrency 256;--per-ip 1000').split(';').map((s) => s.trim());
+const VARIANTS = (process.env.ADSNAP_BENCH_VARIANTS ?? 'default;default;--concurrency 64;--concurrency 512;--connect-timeout 10000 --headers-timeout 15000').split(';').map((s) => s.trim());
 const OTHER_SIZE = Number(process.env.ADSNAP_BENCH_OTHER_DOMAINS ?? Math.min(SIZE, 10_000));
 const LATENCY = process.env.ADSNAP_BENCH_LATENCY ?? '20-300';
 const USE_DNS = process.env.ADSNAP_BENCH_DNS !== '0';
@@ -73,20 +73,22 @@ async function fetchFigures(out: string) {
   const r = await con.runAndReadAll(`
     SELECT sum(attempts)::BIGINT,
            sum(duration_ms)::DOUBLE,
-           coalesce(sum(duration_ms) FILTER (WHERE error IN ('timeout', 'connect')), 0)::DOUBLE,
-           count(*) FILTER (WHERE error IN ('timeout', 'connect'))::BIGINT,
+           coalesce(sum(duration_ms) FILTER (WHERE error IN ('timeout', 'connect', 'unresponsive')), 0)::DOUBLE,
+           count(*) FILTER (WHERE error IN ('timeout', 'connect', 'unresponsive'))::BIGINT,
+           count(*) FILTER (WHERE error = 'unresponsive')::BIGINT,
            count(*) FILTER (WHERE error LIKE 'dns%')::BIGINT
     FROM read_parquet('${glob}')`);
-  const [requests, totalMs, deadMs, dead, dns] = r.getRows()[0]!.map(Number) as [number, number, number, number, number];
+  const [requests, totalMs, deadMs, dead, skipped, dns] = r.getRows()[0]!.map(Number) as [number, number, number, number, number, number];
   const files = await con.runAndReadAll(`SELECT status, count(*)::BIGINT FROM read_parquet('${path.join(out, 'files', '*', '*.parquet')}') WHERE file_kind = 'ads.txt' GROUP BY ALL`);
   con.closeSync();
   const status = Object.fromEntries(files.getRows().map(([s, n]) => [String(s), Number(n)]));
-  return { requests, deadShare: totalMs > 0 ? deadMs / totalMs : 0, dead, dns, status };
+  return { requests, totalMs, deadMs, deadShare: totalMs > 0 ? deadMs / totalMs : 0, dead, skipped, dns, status };
 }
 
 async function crawlOnce(web: Web, list: string, out: string, extra: string[]) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, 'crawl', '--domains', list, '--out', out, '--progress', 'none', '--no-sellers', '--checkpoint-interval', '0', ...extra, ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The defaults are the defaults: the sellers.json phase and checkpoints stay on.
+  const child = spawn(process.execPath, [bin, 'crawl', '--domains', list, '--out', out, '--progress', 'none', ...extra, ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   let peak = 0;
@@ -119,9 +121,9 @@ export async function run(): Promise<void> {
     web = await startWeb(SIZE, list, false);
   }
   const cores = os.cpus().length;
-  console.log(`${SIZE} sites of the calibrated mix (simweb --realweb${web.viaDns ? ' --dns: through real DNS, no --connect-to' : ': through --connect-to'}), injected latency ${LATENCY} ms, ${cores} cores shared with other work, sellers.json phase off, checkpoints off; other runs on the first ${OTHER_SIZE} sites`);
-  console.log('| run | sites | wall s | sites/s | CPU s / 1k sites | peak RSS | requests | request time on dead hosts | ads.txt blocked / rate_limited / unreachable | holds host/ip |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`${SIZE} sites of the calibrated mix (simweb --realweb${web.viaDns ? ' --dns: through real DNS, no --connect-to' : ': through --connect-to'}), injected latency ${LATENCY} ms, ${cores} cores shared with other work, sellers.json phase and checkpoints on (the defaults); other runs on the first ${OTHER_SIZE} sites`);
+  console.log('| run | sites | wall s | sites/s | CPU s / 1k sites | peak RSS | requests | waiting on dead hosts: share of request time / of slot time (wall × concurrency) | not tried (unresponsive) | ads.txt blocked / rate_limited / unreachable | holds host/ip |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   const otherList = path.join(tmp, 'domains-other.txt');
   try {
     const all = readFileSync(list, 'utf8').split('\n').filter(Boolean);
@@ -133,7 +135,7 @@ export async function run(): Promise<void> {
       const c = await crawlOnce(web, i === 0 ? list : otherList, out, extra);
       const label = `${v} (concurrency ${c.knobs.concurrency}, per-ip ${c.knobs.per_ip})`;
       const s = c.status;
-      console.log(`| ${label} | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB | ${c.requests} | ${(100 * c.deadShare).toFixed(0)} % (${c.dead} requests) | ${s.blocked ?? 0} / ${s.rate_limited ?? 0} / ${s.unreachable ?? 0} | ${c.counts.backoffs.hosts} / ${c.counts.backoffs.ips} |`);
+      console.log(`| ${label} | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB | ${c.requests} | ${(100 * c.deadShare).toFixed(0)} % / ${((100 * c.deadMs) / (c.wallS * 1000 * c.knobs.concurrency)).toFixed(0)} % (${c.dead} requests) | ${c.skipped} | ${s.blocked ?? 0} / ${s.rate_limited ?? 0} / ${s.unreachable ?? 0} | ${c.counts.backoffs.hosts} / ${c.counts.backoffs.ips} |`);
       await rm(out, { recursive: true, force: true });
     }
   } finally {

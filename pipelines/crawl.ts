@@ -31,7 +31,7 @@ import { robotsFor } from './robots-job.js';
 import { RunStats } from './run-stats.js';
 import { runSellersRounds, SELLERS_DEFAULTS, sellersIdentity, sellersManifest } from './sellers-rounds.js';
 import { SellersLocations } from '../src/resolve/sellers-location.js';
-import { EmptyListError, sellersLocationOverrides, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
+import { DEFAULT_CONCURRENCY, EmptyListError, sellersLocationOverrides, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
 import { alreadyComplete, checkSameInputs, readInputs, type RunInputs } from './run-inputs.js';
 import { compactAndCommit, finishCommit } from './run-commit.js';
 import { catalogueManifest, loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
@@ -104,7 +104,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
   const signal = options.signal ?? new AbortController().signal;
   // Every request in flight listens on the run's signal: hundreds at once is expected.
   setMaxListeners(0, signal);
-  const concurrency = options.concurrency ?? 64;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   // Holds set on hosts and addresses (429, bot walls) are counted for the progress line and the manifest.
   const fetchConfig = resolveFetchConfig({ onBackoff: (scope, _key, _ms, cause) => stats.countBackoff(scope, cause), ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
   const saved = journal.previous;

@@ -35,7 +35,7 @@ describe('resolveKnobs (src/cli/crawl-knobs.ts)', () => {
     expect(k.fetch.maxBytes).toEqual({ 'ads.txt': 1048576, 'app-ads.txt': 1048576, 'robots.txt': 1048576, 'sellers.json': 1048576, store_page: 1048576 });
     // A flag without KIND sets every kind.
     expect((await resolveKnobs({ timeout: ['9000'] })).fetch.totalTimeoutMs).toMatchObject({ 'robots.txt': 9000, store_page: 9000 });
-    expect(await resolveKnobs({})).toEqual({ concurrency: 64, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, configFile: null });
+    expect(await resolveKnobs({})).toEqual({ concurrency: 256, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, configFile: null });
   });
 
   it('reads the sellers.json knobs from the file; locations merge by ad system, flags on top', async () => {
@@ -113,7 +113,9 @@ describe('adsnap crawl --config FILE', () => {
       retries: 0,
       wall_hold_ms: 2000,
       ip_backoff_ms: 1000,
-      connect_timeout_ms: 10000,
+      connect_timeout_ms: 5000,
+      headers_timeout_ms: 10000,
+      unresponsive_after: 2,
       dns_cache_size: 10000,
       max_bytes: { 'robots.txt': 600000, 'ads.txt': 16 * 2 ** 20 },
       total_timeout_ms: { 'ads.txt': 30000, 'sellers.json': 300000 },

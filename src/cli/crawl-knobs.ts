@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CRAWL_LIMITS } from '../../pipelines/crawl-options.js';
+import { CRAWL_LIMITS, DEFAULT_CONCURRENCY } from '../../pipelines/crawl-options.js';
 import { SELLERS_DEFAULTS } from '../../pipelines/sellers-rounds.js';
 import { FETCH_DEFAULTS, fetchKinds, resolveFetchConfig, type FetchKind, type FetchOptions } from '../fetch/index.js';
 import { checkLocation, parseLocationFlag, readLocationTable } from '../resolve/sellers-location.js';
@@ -33,7 +33,7 @@ const D = resolveFetchConfig({ resolver: async () => [] });
 const KiB = 1024;
 const size = (n: number) => (n % 2 ** 20 === 0 ? `${n / 2 ** 20} MiB` : `${n / KiB} KiB`);
 
-export const CRAWL_DEFAULT_CONCURRENCY = 64;
+export const CRAWL_DEFAULT_CONCURRENCY = DEFAULT_CONCURRENCY;
 
 export const NUMBER_KNOBS: readonly NumberKnob[] = [
   { flag: 'concurrency', key: null, min: 1, max: 4096 },

@@ -25,7 +25,7 @@ async function help(): Promise<string> {
       lines.push(`  ${name.padEnd(12)} (not available in this build)`);
     }
   }
-  lines.push('', 'Run `adsnap <command> --help` for a command\'s options.');
+  lines.push('', 'Run `adsnap <command> --help` for a command\'s options; `adsnap --version` prints the version.');
   return lines.join('\n') + '\n';
 }
 

@@ -27,11 +27,11 @@ export interface FetchConfig {
   concurrency: number;
   /** Body byte cap per kind, counted after decompression. @default ads.txt/app-ads.txt 16 MiB, robots.txt 512 KiB, sellers.json 256 MiB, store_page 4 MiB */
   maxBytes: Record<FetchKind, number>;
-  /** TCP + TLS connect deadline (undici's connector). @default 10000 */
+  /** TCP + TLS connect deadline (undici's connector): three SYN tries at Linux's 1 s / 3 s retransmits, and a TLS handshake over a slow link. @default 5000 */
   connectTimeoutMs: number;
   /** Connect time-outs in a row, before the TCP handshake, after which an address:port is not tried again for a while (fetch error `unresponsive`; unresponsive.ts); 0 = always try. @default 2 */
   unresponsiveAfter: number;
-  /** From sending a request to its response headers (exact timer, per hop). @default 15000 */
+  /** From sending a request to its response headers (exact timer, per hop). @default 10000 */
   headersTimeoutMs: number;
   /** Network time budget of one request chain: every hop, headers and the whole body. @default ads/app-ads/robots/store 30000, sellers.json 300000 */
   totalTimeoutMs: Record<FetchKind, number>;
@@ -151,9 +151,9 @@ export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
     perIp: int('perIp', o.perIp, FETCH_DEFAULTS.perIp, 1),
     concurrency: int('concurrency', o.concurrency, 256, 1),
     maxBytes: perKind('maxBytes', o.maxBytes, defaultMaxBytes),
-    connectTimeoutMs: int('connectTimeoutMs', o.connectTimeoutMs, 10_000, 1),
+    connectTimeoutMs: int('connectTimeoutMs', o.connectTimeoutMs, 5000, 1),
     unresponsiveAfter: int('unresponsiveAfter', o.unresponsiveAfter, 2, 0),
-    headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, 15_000, 1),
+    headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, 10_000, 1),
     totalTimeoutMs: perKind('totalTimeoutMs', o.totalTimeoutMs, defaultTotalTimeoutMs),
     retries: int('retries', o.retries, 2, 0),
     retryBaseMs: int('retryBaseMs', o.retryBaseMs, 1000, 0),
