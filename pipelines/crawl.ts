@@ -368,6 +368,10 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     state.commit = null;
     await lock.assertHeld();
     await journal.save(state);
+    // Nothing is fetched or looked up any more: the connections, the DNS cache and the previous
+    // snapshot's index go before the compaction, whose DuckDB sets the process's peak memory.
+    await fetcher.close();
+    ctx.incremental?.previous.close();
     return await compactAndCommit(options, journal, lock, state, stats, saved !== null);
   } catch (err) {
     // Temporary files go; staged parts and the last checkpoint stay, so the same command resumes.

@@ -309,6 +309,14 @@ export class Fetcher {
    * the agent is destroyed.
    */
   async close(graceMs = 2000): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = this.closeAgent(graceMs);
+    return this.closing;
+  }
+
+  private closing: Promise<void> | null = null;
+
+  private async closeAgent(graceMs: number): Promise<void> {
     const closed = this.agent.close().then(() => true);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));

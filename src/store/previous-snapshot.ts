@@ -57,7 +57,7 @@ export class PreviousSnapshot {
   private constructor(
     readonly dir: string,
     readonly snapshotDate: string,
-    private readonly index: KeyedPayloads,
+    private index: KeyedPayloads,
     private readonly bodies: BodyStore | null,
   ) {}
 
@@ -121,8 +121,10 @@ export class PreviousSnapshot {
     return this.index.bytes;
   }
 
+  /** Lookups end; the index's memory goes with it (rows and bytes then read 0). */
   close(): void {
     this.closed = true;
+    this.index = new KeyedPayloads([], new Uint32Array(0), new Float64Array(0), new Uint32Array(0));
   }
 }
 
