@@ -56,6 +56,21 @@ describe('lines that yield a record or a variable never make a body `html`', () 
     ]);
   });
 
+  it('a long PHP notice (markup on most of the first lines) still leaves the records after it read', () => {
+    const notice = ['<br />', '<b>Warning</b>:  include(ads.php): Failed to open stream in <b>/var/www/index.php</b> on line <b>4</b><br />', '<br />', '<b>Warning</b>:  include(): Failed opening <b>ads.php</b><br />', '<br />', '<b>Notice</b>:  Undefined index: q in <b>/var/www/index.php</b> on line <b>9</b><br />'];
+    const records = Array.from({ length: 40 }, (_, i) => `ad${i}.com, ${i}, DIRECT`);
+    const r = ads([...notice, ...records].join('\n'));
+    expect(r.summary.status).toBe('ok');
+    expect(r.records).toHaveLength(40);
+    expect(r.issues.map((i) => i.lineNo)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Fed in one-byte chunks, the streaming parser decides the same.
+    let n = 0;
+    const p = new AdsTxtParser({ onRecord: () => void n++ }, { fileKind: 'ads.txt' });
+    const body = Buffer.from([...notice, ...records].join('\n'));
+    for (let i = 0; i < body.length; i++) p.push(body.subarray(i, i + 1));
+    expect([p.end().status, n]).toEqual(['ok', 40]);
+  });
+
   it('generated records with markup in the free-text fields: never `html`, every record kept', () => {
     const rnd = prng(16);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;

@@ -165,7 +165,8 @@ export class AdsTxtParser {
     const tooLong = truncated && hash < 0;
     if (this.sniffer) {
       this.held.push({ line, start, end, lineNo, tooLong });
-      const verdict = this.sniffer.push(line.trim(), !tooLong && yieldsData(line, start, end));
+      const data = tooLong ? null : yieldsData(line, start, end);
+      const verdict = this.sniffer.push(line.trim(), data !== null, data === 'record');
       if (verdict !== null) this.decide(verdict);
       return;
     }

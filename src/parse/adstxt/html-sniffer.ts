@@ -9,12 +9,15 @@
  * as markup. The rule, on non-blank lines (trimmed; the data test sees them without comment):
  *  1. the first one starts with a tag that only opens a document (`<!doctype`, `<html`, `<head`,
  *     `<body`, `<?xml`, `<!--`, `<meta`, `<title`, `<script`) → html at once;
- *  2. otherwise, of the first HTML_LOOKAHEAD such lines (fewer at end of body), more than half
+ *  2. a line within the lookahead that yields a data record → text at once: the file has a real
+ *     record, whatever junk precedes it (a PHP notice of several `<br />`/`<b>…</b>` lines);
+ *  3. otherwise, of the first HTML_LOOKAHEAD such lines (fewer at end of body), more than half
  *     are markup: they yield no record or variable, and start with `<` or end with `>` → html;
- *  3. otherwise text.
+ *  4. otherwise text.
  * No ads.txt record or variable can start with `<` (field 1 is a domain, a variable name a word),
  * so rule 1 never rejects a real file either. Other tags in front (`<br />` and `<b>Warning</b>…`
- * from a PHP notice) only weigh in rule 2, so the records after them are still read.
+ * from a PHP notice) only weigh in rule 3, and a record among the first lines ends the question
+ * (rule 2), so the records after them are still read.
  */
 export const HTML_LOOKAHEAD = 8;
 
@@ -25,12 +28,13 @@ export class HtmlSniffer {
   private markup = 0;
 
   /**
-   * Feeds the next non-blank line (trimmed) and whether it yields a record or a variable;
+   * Feeds the next non-blank line (trimmed), whether it yields a record or a variable, and whether a record;
    * returns the decision once it is made, else null. Callers that cannot tell (the robots.txt
    * file status in pipelines/) leave `isData` out, and every `<…`/`…>` line counts as markup.
    */
-  push(content: string, isData = false): SniffResult {
+  push(content: string, isData = false, isRecord = false): SniffResult {
     if (this.seen === 0 && DOCUMENT_START.test(content)) return 'html';
+    if (isRecord) return 'text';
     this.seen++;
     if (!isData && looksLikeMarkup(content)) this.markup++;
     return this.seen >= HTML_LOOKAHEAD ? this.decide() : null;

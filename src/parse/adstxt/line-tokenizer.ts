@@ -188,8 +188,9 @@ const ignoreIssues: RecordIssueSink = () => {};
  * the HTML sniffer must never count as markup. Side-effect free, so it can run before the line is
  * parsed for real.
  */
-export function yieldsData(line: string, start: number, end: number): boolean {
-  return variableEquals(line, start, end) > 0 || parseRecord(line, start, end, 0, ignoreIssues) !== null;
+export function yieldsData(line: string, start: number, end: number): 'record' | 'variable' | null {
+  if (parseRecord(line, start, end, 0, ignoreIssues) !== null) return 'record';
+  return variableEquals(line, start, end) > 0 ? 'variable' : null;
 }
 
 function finish(line: string, lineNo: number, domain: string, relationship: string, extension: string | null, extra: boolean, n: number, issue: RecordIssueSink): AdsRecord {
