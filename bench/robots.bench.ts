@@ -216,5 +216,7 @@ function classify(ours: RobotsMatcher, rp: Rp, txt: RobotsTxt, lines: string[], 
   // eslint-disable-next-line no-control-regex
   if (/%|[^\x00-\x7f]/.test(text(ourLine) + text(theirLine))) return 'percent-encoding of the rule (RFC 9309 §2.2.2)';
   if (/[*$]/.test(text(ourLine) + text(theirLine))) return 'wildcard / end-anchor handling (RFC 9309 §2.2.3)';
+  const ourRule = txt.groups.flatMap((g) => g.rules).find((r) => r.lineNo === ourLine);
+  if (ourRule && ourRule.octets.length > 0 && ourRule.octets[0] !== '/') return 'value without a leading / (rfc reads it rooted; robots-parser matches nothing)';
   return `other (ours line ${ourLine}, theirs line ${theirLine})`;
 }
