@@ -14,11 +14,12 @@ import { packageRoot } from '../src/util/package-root.js';
  * before that table existed) is read from the other roots only, or is an empty view with the
  * table's columns when no root has it, so that the derived views still work.
  */
-export async function openSnapshotDb(roots: string | readonly string[]) {
+export async function openSnapshotDb(roots: string | readonly string[], o: { allowEmpty?: boolean } = {}) {
   // A root named twice (or by two spellings of one path) is read once: rows are never doubled.
   const list = typeof roots === 'string' ? [roots] : [...new Map(roots.map((r) => [path.resolve(r), r])).values()];
   if (list.length === 0) throw new Error('no snapshot root given');
-  for (const root of list) assertSnapshotRoot(root);
+  // allowEmpty: an existing directory with no complete run yet opens with empty views (the report says so).
+  for (const root of list) if (!(o.allowEmpty && isDirectory(root))) assertSnapshotRoot(root);
   const instance = await DuckDBInstance.create(':memory:');
   const db = await instance.connect();
   try {
@@ -62,6 +63,14 @@ export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Throws unless ROOT holds at least one run manifest (ROOT/_runs/*.json): a complete run. */
 function assertSnapshotRoot(root: string): void {
   let manifests: string[] = [];
@@ -98,6 +107,16 @@ const DUCKDB_TYPES: Record<ColumnType, string> = {
  */
 async function viewForMissingParts(db: DuckDBConnection, roots: string[], stmt: string, err: unknown): Promise<string | null> {
   if (!/No files found/i.test((err as Error)?.message ?? '')) return null;
+  // A root without a run manifest (opened with allowEmpty) lists no part: the manifests of the others are read.
+  if (/^CREATE\s+(?:OR\s+REPLACE\s+)?MACRO\s+adsnap_parts\b/i.test(stmt)) {
+    const withRuns: string[] = [];
+    for (const root of roots) {
+      const reader = await db.runAndReadAll(`SELECT count(*) AS n FROM glob(${sqlString(`${root.replace(/\/+$/, '')}/_runs/*.json`)})`);
+      if (Number(reader.getRowsJS()[0]?.[0] ?? 0) > 0) withRuns.push(root);
+    }
+    if (withRuns.length === 0) return `CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE SELECT CAST(NULL AS VARCHAR) AS file WHERE false`;
+    return stmt.replaceAll('adsnap_roots()', `list_transform([${withRuns.map(sqlString).join(', ')}], r -> rtrim(r, '/'))`);
+  }
   const name = /^CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+("?)(\w+)\1\s+AS\b/i.exec(stmt)?.[2];
   if (name === undefined || !Object.hasOwn(tables, name)) return null;
   const withParts: string[] = [];

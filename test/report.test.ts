@@ -456,7 +456,7 @@ describe('what is missing is said', () => {
     expect(html).toContain('One night: the line over time needs two or more');
   });
 
-  it('a window with no night, and a CLI error for a root without runs and for bad dates', async () => {
+  it('a window with no night, an empty root, and a CLI error for a root that does not exist and for bad dates', async () => {
     const dir = path.join(tempDir(), 'none');
     const r = await buildReport({ roots: [out], outDir: dir, from: '2027-01-01' });
     expect(r.nights).toEqual([]);
@@ -465,9 +465,22 @@ describe('what is missing is said', () => {
     expect(readFileSync(r.index, 'utf8')).not.toContain('<svg');
     const bad = await runCli(['report', out, '--out', dir, '--from', '2026-13-01']);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--from must be a calendar date')]);
-    const noRuns = await runCli(['report', tempDir(), '--out', dir]);
-    expect(noRuns.code).toBe(1);
-    expect(noRuns.stderr).toMatch(/^adsnap report: no complete snapshot/);
+    // A root that exists with no complete night yet (a first night still running or failed): a page that says so.
+    const emptyRoot = tempDir();
+    const emptyOut = path.join(tempDir(), 'empty');
+    const noRuns = await runCli(['report', emptyRoot, '--out', emptyOut]);
+    expect([noRuns.code, noRuns.stderr]).toEqual([0, expect.any(String)]);
+    const ej = JSON.parse(readFileSync(path.join(emptyOut, 'report.json'), 'utf8')) as ReportJson;
+    expect([ej.window.nights, ej.missing]).toEqual([[], ['No complete night in the snapshot roots yet (no run manifest with files rows): nothing to report.']]);
+    const emptyHtml = readFileSync(path.join(emptyOut, 'index.html'), 'utf8');
+    expect(emptyHtml).toContain('No complete night in the snapshot roots yet');
+    expect(emptyHtml).not.toContain('<svg');
+    // Beside a root with nights, the empty one adds nothing and hides nothing.
+    const both = await buildReport({ roots: [emptyRoot, out], outDir: path.join(tempDir(), 'both') });
+    expect(both.nights).toEqual(['2026-11-20', '2026-11-21', '2026-11-22']);
+    const noRoot = await runCli(['report', path.join(emptyRoot, 'typo'), '--out', dir]);
+    expect(noRoot.code).toBe(1);
+    expect(noRoot.stderr).toMatch(/^adsnap report: no complete snapshot .*no such directory/);
     const buckets = await runCli(['report', out, '--out', dir, '--rank-buckets', '10,5']);
     expect([buckets.code, buckets.stderr]).toEqual([2, expect.stringContaining('ascending')]);
     const memory = await runCli(['report', out, '--out', dir], { env: { ADSNAP_REPORT_MEMORY: 'lots' } });

@@ -69,7 +69,8 @@ export interface ReportJson {
 
 export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const buckets = [...(o.rankBuckets ?? DEFAULT_RANK_BUCKETS)];
-  const db = await openSnapshotDb(o.roots.length === 1 ? o.roots[0]! : o.roots);
+  // A root that exists but holds no complete night yet gives a page that says so (a missing root is an error).
+  const db = await openSnapshotDb(o.roots.length === 1 ? o.roots[0]! : o.roots, { allowEmpty: true });
   try {
     // A bound on DuckDB's memory (it spills past it): the report runs beside other jobs.
     await db.rows(`SET memory_limit = '${memoryLimit()}'`);
@@ -78,7 +79,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     const allNights = (await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM files ORDER BY d`)).map((r) => String(r.d));
     const nights = allNights.filter((d) => (!o.from || d >= o.from) && (!o.to || d <= o.to));
     const missing: string[] = [];
-    if (allNights.length === 0) missing.push('The snapshot roots hold no files rows: no night to report.');
+    if (allNights.length === 0) missing.push('No complete night in the snapshot roots yet (no run manifest with files rows): nothing to report.');
     else if (nights.length === 0) missing.push(`No night between ${o.from ?? 'the first'} and ${o.to ?? 'the last'}: the roots hold ${allNights[0]} to ${allNights[allNights.length - 1]}.`);
     else if (nights.length === 1) missing.push(`One night (${nights[0]}): the figures over time need two or more, and the changes section compares consecutive nights.`);
 

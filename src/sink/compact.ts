@@ -34,6 +34,17 @@ export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
   sellers_files: ['ad_system_domain'],
 };
 
+/**
+ * DuckDB's memory limit for the steps of a commit (the compaction, the night summary):
+ * `ADSNAP_COMMIT_MEMORY`, else 128MB. DuckDB spills past it, so a bigger night takes longer, not
+ * more memory. Chosen from `npm run bench -- realweb` (docs/performance.md): at 100k sites the
+ * process peaked at 474 MB with it (782 MB with 512MB), within the crawl's 500 MB target, and the
+ * compaction took 13.6 s instead of about 7 s.
+ */
+export function commitMemoryLimit(): string {
+  return process.env.ADSNAP_COMMIT_MEMORY ?? '128MB';
+}
+
 /** DuckDB's default row group size: ≥ 100k rows, so a table of millions has tens of groups. */
 export const COMPACT_ROW_GROUP_ROWS = 122_880;
 
@@ -41,7 +52,7 @@ export interface CompactOptions {
   stagingDir: string;
   runId: string;
   snapshotDate: string;
-  /** DuckDB memory limit (it spills to the staging folder past it; its RSS runs ~1.5× over it). @default '512MB' */
+  /** DuckDB memory limit (it spills to the staging folder past it; its RSS runs ~1.5× over it). @default commitMemoryLimit() */
   memoryLimit?: string;
   /** @default 2 */
   threads?: number;
@@ -61,7 +72,7 @@ export async function compactStaged(staged: readonly StagedPart[], o: CompactOpt
   // Loaded here, not at module load: a crawl process needs DuckDB only for this step.
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
-    memory_limit: o.memoryLimit ?? process.env.ADSNAP_COMMIT_MEMORY ?? '512MB',
+    memory_limit: o.memoryLimit ?? commitMemoryLimit(),
     threads: String(o.threads ?? 2),
     temp_directory: path.join(o.stagingDir, 'duckdb.tmp'),
     preserve_insertion_order: 'false',
