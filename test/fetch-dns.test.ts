@@ -1,3 +1,5 @@
+import net from 'node:net';
+import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressAllowList, allowedAddresses, parseAllowCidr } from '../src/fetch/address-guard.js';
 import { dnsResolver } from '../src/fetch/dns-cache.js';
@@ -75,6 +77,7 @@ describe('the simulated web DNS server through c-ares', () => {
   const layout = new NetLayout({ seed, block: 250, hosts, ipv6Address: '::1', listedRoot });
   const server = new SimDnsServer(layout);
   let resolve: (h: string) => Promise<string[]>;
+  let tcpPort = 0;
   const first = (pred: (h: string) => boolean) => {
     const h = names.find(pred);
     if (!h) throw new Error('no such name in the sample');
@@ -84,6 +87,7 @@ describe('the simulated web DNS server through c-ares', () => {
 
   beforeAll(async () => {
     const port = await server.listen(0);
+    tcpPort = port;
     resolve = dnsResolver({ servers: [`127.0.0.1:${port}`], timeoutMs: 300, tries: 1 });
   });
   afterAll(() => server.close());
@@ -94,6 +98,35 @@ describe('the simulated web DNS server through c-ares', () => {
       classes[fate] = await resolve(ofFate(fate)).then(() => 'resolved', classifyDnsError);
     }
     expect(classes).toEqual({ nxdomain: 'dns_nxdomain', servfail: 'dns_servfail', refused: 'dns_refused', timeout: 'dns_timeout', no_address: 'dns_no_address' });
+  });
+
+  it('answers over TCP as over UDP (a length-prefixed message, RFC 1035 §4.2.2), for two queries on one connection', async () => {
+    const ok = first((h) => layout.plan(h).fate === 'ok' && layout.plan(h).placement === 'shared' && layout.plan(h).chain.length === 0 && layout.plan(h).delayMs === 0);
+    const missing = ofFate('nxdomain');
+    const socket = net.connect({ host: '127.0.0.1', port: tcpPort });
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    const answers: dnsPacket.Packet[] = [];
+    let buf = Buffer.alloc(0);
+    const done = new Promise<void>((resolve) => {
+      socket.on('data', (d: Buffer) => {
+        buf = Buffer.concat([buf, d]);
+        while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+          const len = buf.readUInt16BE(0);
+          answers.push(dnsPacket.decode(buf.subarray(2, 2 + len)));
+          buf = buf.subarray(2 + len);
+          if (answers.length === 2) resolve();
+        }
+      });
+    });
+    for (const [id, name] of [[1, ok], [2, missing]] as const) {
+      socket.write(dnsPacket.streamEncode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name }] }));
+    }
+    await done;
+    socket.destroy();
+    const byId = new Map(answers.map((a) => [a.id, a]));
+    expect((byId.get(1)!.answers ?? []).map((a) => (a as { data: unknown }).data)).toEqual([layout.plan(ok).v4]);
+    expect((byId.get(2)!.flags ?? 0) & 0xf).toBe(3); // NXDOMAIN
+    expect(server.stats.tcp).toBeGreaterThanOrEqual(2);
   });
 
   it('follows CNAME chains to the address, and answers AAAA only for IPv6-only sites', async () => {
