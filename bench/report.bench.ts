@@ -145,6 +145,10 @@ export async function run(): Promise<void> {
       console.log(`night summaries (what each night's commit computes): ${s.wallS.toFixed(1)} s for ${NIGHTS} nights, at most ${s.maxS.toFixed(1)} s a night`);
     }
     const a = await report(series, path.join(tmp, 'report-series'));
+    // Each row as soon as it is known: a failure of the next report keeps this one's figures.
+    console.log('| report | wall s | peak RSS | |');
+    console.log('|---|---|---|---|');
+    console.log(`| ${NIGHTS} nights × ${N} sites | ${a.wallS.toFixed(1)} | ${a.rssMb} MB | ${a.line} |`);
 
     const wide = path.join(tmp, 'wide');
     t1 = performance.now();
@@ -160,9 +164,6 @@ export async function run(): Promise<void> {
     if (!process.env.ADSNAP_BENCH_NO_SUMMARY) console.log(`night summary of the wide night: ${(await summarize(wide)).wallS.toFixed(1)} s`);
     const b = await report(wide, path.join(tmp, 'report-wide'));
 
-    console.log('| report | wall s | peak RSS | |');
-    console.log('|---|---|---|---|');
-    console.log(`| ${NIGHTS} nights × ${N} sites | ${a.wallS.toFixed(1)} | ${a.rssMb} MB | ${a.line} |`);
     console.log(`| 1 night × ${WIDE * N} sites | ${b.wallS.toFixed(1)} | ${b.rssMb} MB | ${b.line} |`);
   } finally {
     if (process.env.ADSNAP_BENCH_KEEP) console.log(`kept ${tmp}`);

@@ -365,18 +365,23 @@ FROM (
         title: 'Seller ids claimed DIRECT by the most owners (latest night)',
         about:
           "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owners (registrable domains) claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
-        // Two steps of plain grouping (no DISTINCT aggregate), which DuckDB can spill to disk.
-        sql: `WITH claims AS (
-  SELECT m.ad_system_domain, m.seller_account_id, coalesce(o.owner_domain, m.owner_domain) AS owner_domain, count(DISTINCT m.subject) AS sites,
+        // Three steps of plain grouping (no DISTINCT aggregate, no list of every owner), which
+        // DuckDB can spill to disk: a seller id claimed by a million sites stays in bounded memory.
+        sql: `WITH site_claims AS (
+  SELECT m.ad_system_domain, m.seller_account_id, coalesce(o.owner_domain, m.owner_domain) AS owner_domain, m.subject,
     coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller,
     any_value(m.seller_name) AS seller_name, any_value(m.seller_domain) AS seller_domain
   FROM seller_match m LEFT JOIN ${OWNER_TABLE} o ON o.owner = m.owner_domain
   WHERE m.${LATEST} AND m.relationship = 'DIRECT'
-  GROUP BY ALL
+  GROUP BY m.ad_system_domain, m.seller_account_id, coalesce(o.owner_domain, m.owner_domain), m.subject
+), claims AS (
+  SELECT ad_system_domain, seller_account_id, owner_domain, count(*) AS sites, bool_or(matches_seller) AS matches_seller,
+    any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain
+  FROM site_claims GROUP BY ad_system_domain, seller_account_id, owner_domain
 )
 SELECT ad_system_domain, seller_account_id, any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain,
   sum(sites)::BIGINT AS sites, count(*) AS owners, count(*) FILTER (WHERE matches_seller) AS owners_matching_seller_domain,
-  list_sort(list(owner_domain))[1:5] AS sample_owners
+  min(owner_domain, 5) AS sample_owners
 FROM claims
 GROUP BY ad_system_domain, seller_account_id HAVING count(*) >= 2
 ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
