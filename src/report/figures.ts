@@ -365,25 +365,39 @@ FROM (
         title: 'Seller ids claimed DIRECT by the most owners (latest night)',
         about:
           "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owners (registrable domains) claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
-        // Three steps of plain grouping (no DISTINCT aggregate, no list of every owner), which
-        // DuckDB can spill to disk: a seller id claimed by a million sites stays in bounded memory.
-        sql: `WITH site_claims AS (
-  SELECT m.ad_system_domain, m.seller_account_id, coalesce(o.owner_domain, m.owner_domain) AS owner_domain, m.subject,
-    coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller,
-    any_value(m.seller_name) AS seller_name, any_value(m.seller_domain) AS seller_domain
-  FROM seller_match m LEFT JOIN ${OWNER_TABLE} o ON o.owner = m.owner_domain
-  WHERE m.${LATEST} AND m.relationship = 'DIRECT'
-  GROUP BY m.ad_system_domain, m.seller_account_id, coalesce(o.owner_domain, m.owner_domain), m.subject
+        // The pooled ids are found from the records alone, in plain grouping steps that DuckDB can
+        // spill (no DISTINCT aggregate, no list of every owner); seller_match, with its joins to
+        // sellers.json, is read only for the 25 listed. A seller id claimed by a million sites
+        // stays in bounded memory.
+        sql: `WITH owner AS (
+  SELECT subject, file_kind, arg_min(value_domain, line_no) AS owner_domain
+  FROM ads_variables WHERE ${LATEST} AND name = 'OWNERDOMAIN' GROUP BY ALL
+), site_claims AS (
+  SELECT r.ad_system_domain, r.seller_account_id, coalesce(d.owner_domain, coalesce(o.owner_domain, r.subject)) AS owner_domain, r.subject
+  FROM ads_records r
+  JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
+  LEFT JOIN owner o ON o.subject = r.subject AND o.file_kind = r.file_kind
+  LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, r.subject)
+  WHERE r.${LATEST} AND r.relationship = 'DIRECT'
+  GROUP BY ALL
 ), claims AS (
-  SELECT ad_system_domain, seller_account_id, owner_domain, count(*) AS sites, bool_or(matches_seller) AS matches_seller,
-    any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain
-  FROM site_claims GROUP BY ad_system_domain, seller_account_id, owner_domain
+  SELECT ad_system_domain, seller_account_id, owner_domain, count(*) AS sites FROM site_claims GROUP BY ALL
+), top AS (
+  SELECT ad_system_domain, seller_account_id, sum(sites)::BIGINT AS sites, count(*) AS owners, min(owner_domain, 5) AS sample_owners
+  FROM claims GROUP BY ad_system_domain, seller_account_id HAVING count(*) >= 2
+  ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25
+), matched AS (
+  SELECT m.ad_system_domain, m.seller_account_id, coalesce(d.owner_domain, m.owner_domain) AS owner_domain,
+    coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller, any_value(m.seller_name) AS seller_name, any_value(m.seller_domain) AS seller_domain
+  FROM seller_match m JOIN top t ON t.ad_system_domain = m.ad_system_domain AND t.seller_account_id = m.seller_account_id
+  LEFT JOIN ${OWNER_TABLE} d ON d.owner = m.owner_domain
+  WHERE m.${LATEST} AND m.relationship = 'DIRECT'
+  GROUP BY ALL
 )
-SELECT ad_system_domain, seller_account_id, any_value(seller_name) AS seller_name, any_value(seller_domain) AS seller_domain,
-  sum(sites)::BIGINT AS sites, count(*) AS owners, count(*) FILTER (WHERE matches_seller) AS owners_matching_seller_domain,
-  min(owner_domain, 5) AS sample_owners
-FROM claims
-GROUP BY ad_system_domain, seller_account_id HAVING count(*) >= 2
+SELECT t.ad_system_domain, t.seller_account_id, any_value(x.seller_name) AS seller_name, any_value(x.seller_domain) AS seller_domain,
+  t.sites, t.owners, count(*) FILTER (WHERE x.matches_seller) AS owners_matching_seller_domain, t.sample_owners
+FROM top t LEFT JOIN matched x ON x.ad_system_domain = t.ad_system_domain AND x.seller_account_id = t.seller_account_id
+GROUP BY t.ad_system_domain, t.seller_account_id, t.sites, t.owners, t.sample_owners
 ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
         tableRows: 25,
       },

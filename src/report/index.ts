@@ -159,7 +159,7 @@ async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: Figu
   const t0 = performance.now();
   try {
     reader = await db.connection.runAndReadAll(f.sql);
-    if (process.env.ADSNAP_REPORT_TIMING) process.stderr.write(`${f.key}: ${Math.round(performance.now() - t0)} ms\n`);
+    if (process.env.ADSNAP_REPORT_TIMING) process.stderr.write(`${f.key}: ${Math.round(performance.now() - t0)} ms, RSS ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB)\n`);
   } catch (err) {
     throw new Error(`figure ${f.key}: ${(err as Error).message}`, { cause: err });
   }
