@@ -26,7 +26,7 @@ import path from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Agent, request } from 'undici';
-import { repoRoot } from './corpus.js';
+import { repoRoot, rssOf } from './corpus.js';
 import { spawnSimweb } from './simweb-child.js';
 
 const SIZES = (process.env.ADSNAP_BENCH_DOMAINS ?? '100000').split(',').map(Number);
@@ -61,16 +61,6 @@ async function startWeb(hosts: number, tmp: string): Promise<Web> {
     args = args.map((a) => (a.startsWith(':443:') ? `:443:127.0.0.1:${closed}` : a));
   }
   return { child, port: Number(/127\.0\.0\.1:(\d+)/.exec(first)![1]), args, list, caPem: readFileSync(args[args.indexOf('--cacert') + 1]!, 'utf8') };
-}
-
-/** Resident memory of a process in MB from /proc (Linux); null elsewhere. */
-function rssOf(pid: number): number | null {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Math.round(Number(m[1]) / 1024) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** HTTP requests the crawl sent: every try of every hop (`fetches.attempts`), read back with DuckDB. */

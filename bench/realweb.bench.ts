@@ -20,7 +20,7 @@ import { readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { repoRoot } from './corpus.js';
+import { repoRoot, rssOf } from './corpus.js';
 
 const SIZE = Number(process.env.ADSNAP_BENCH_DOMAINS ?? 100_000);
 /** The other runs (same web, smaller list unless ADSNAP_BENCH_OTHER_DOMAINS says otherwise). */
@@ -54,15 +54,6 @@ async function startWeb(hosts: number, list: string, dns: boolean): Promise<Web>
     child.on('exit', (c) => reject(new Error(`simweb exited ${c}: ${err.slice(-500)}`)));
   });
   return { child, args: (dns ? lines[1]! : lines[0]!).split(' '), viaDns: dns, list };
-}
-
-function rssOf(pid: number): number | null {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Math.round(Number(m[1]) / 1024) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Where the request time went, read back from the fetches table. */
