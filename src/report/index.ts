@@ -86,7 +86,11 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     const window: ReportWindow | null =
       nights.length === 0 ? null : { from: o.from ?? nights[0]!, to: o.to ?? nights[nights.length - 1]!, firstNight: nights[0]!, latestNight: nights[nights.length - 1]! };
     const setup = window ? setupSql(window, buckets) : [];
-    for (const stmt of setup) await db.rows(stmt);
+    for (const stmt of setup) {
+      const t0 = performance.now();
+      await db.rows(stmt);
+      timing(`setup ${stmt.slice(0, 60).replace(/\s+/g, ' ')}…`, t0);
+    }
     await mkdir(o.outDir, { recursive: true });
     // The pooling section's owners as registrable domains (owners.ts): a file beside the report, loaded by setup_sql.
     if (window) setup.push(await ownerTableSetup(db.connection, path.resolve(o.outDir, OWNER_CSV)));
@@ -143,10 +147,15 @@ async function useNightSummaries(db: Awaited<ReturnType<typeof openSnapshotDb>>,
   return nights.filter((d) => have.has(d));
 }
 
-/** ADSNAP_REPORT_MEMORY (a DuckDB size such as 768MB or 2GB), else 768MB. */
+/** With ADSNAP_REPORT_TIMING set: a step's time and the process's RSS after it, on stderr. */
+function timing(step: string, t0: number): void {
+  if (process.env.ADSNAP_REPORT_TIMING) process.stderr.write(`${step}: ${Math.round(performance.now() - t0)} ms, RSS ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB)\n`);
+}
+
+/** ADSNAP_REPORT_MEMORY (a DuckDB size such as 768MB or 2GB), else 384MB (with it, 30 nights × 100k sites peaked at 838–851 MB in 42–43 s). */
 function memoryLimit(): string {
   const v = process.env.ADSNAP_REPORT_MEMORY?.trim();
-  if (!v) return '768MB';
+  if (!v) return '384MB';
   if (!/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(v)) throw new Error(`ADSNAP_REPORT_MEMORY must be a size such as 768MB or 2GB, got '${v}'`);
   return v;
 }
@@ -159,7 +168,7 @@ async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: Figu
   const t0 = performance.now();
   try {
     reader = await db.connection.runAndReadAll(f.sql);
-    if (process.env.ADSNAP_REPORT_TIMING) process.stderr.write(`${f.key}: ${Math.round(performance.now() - t0)} ms, RSS ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB)\n`);
+    timing(f.key, t0);
   } catch (err) {
     throw new Error(`figure ${f.key}: ${(err as Error).message}`, { cause: err });
   }
