@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { tableNames } from '../schemas/tables.js';
 import { writeNightSummary } from '../src/report/night-summary.js';
-import { commitMemoryLimit, compactStaged } from '../src/sink/compact.js';
+import { commitMemoryLimit, compactStaged, doubledLimit, withMemoryRetry } from '../src/sink/compact.js';
 import { planCommit, planTables, publishPlan, writeRunManifest, type StagedPart } from '../src/sink/index.js';
 import type { ListStats } from '../src/sources/domain-list.js';
 import type { RunLock } from '../src/store/run-lock.js';
@@ -69,7 +69,8 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
   await pause('manifest');
   // The night's summary for the report (src/report/night-summary.ts), into the manifest just written. Without it
   // (a failure, a kill before it) the report reads the views for this night: nothing is lost.
-  await writeNightSummary(options.outDir, manifest.run_id, { memoryLimit: commitMemoryLimit() }).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
+  // The summary's joins need more room than the compaction's sort (which spills): twice the commit's limit to start.
+  await withMemoryRetry(doubledLimit(commitMemoryLimit()), (memoryLimit) => writeNightSummary(options.outDir, manifest.run_id, { memoryLimit }), () => {}, 3).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
   const sr = state.shardReport as { stage: Stage; report: ShardReport } | null;
   if (sr && options.shard) await writeShardReport(options.outDir, manifest.snapshot_date, options.shard, sr.stage, sr.report);
   await journal.remove();

@@ -45,6 +45,35 @@ export function commitMemoryLimit(): string {
   return process.env.ADSNAP_COMMIT_MEMORY ?? '128MB';
 }
 
+/**
+ * Runs `step` under `limit`, and again under twice the limit while DuckDB runs out of memory (at
+ * most `tries` times): a night is never lost to the memory bound, which only costs memory where a
+ * night needs it. `onRetry` is told of each larger limit.
+ */
+export async function withMemoryRetry<T>(limit: string, step: (limit: string) => Promise<T>, onRetry: (next: string, err: Error) => void, tries = 4): Promise<T> {
+  let current = limit;
+  for (let i = 1; ; i++) {
+    try {
+      return await step(current);
+    } catch (err) {
+      const next = i < tries && /Out of Memory/i.test((err as Error)?.message ?? '') ? doubled(current) : null;
+      if (next === null) throw err;
+      onRetry(next, err as Error);
+      current = next;
+    }
+  }
+}
+
+/** A DuckDB size doubled ('128MB' → '256MB'), or the size as given when it cannot be read. */
+export function doubledLimit(size: string): string {
+  return doubled(size) ?? size;
+}
+
+function doubled(size: string): string | null {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B)$/i.exec(size.trim());
+  return m ? `${Number(m[1]) * 2}${m[2]}` : null;
+}
+
 /** DuckDB's default row group size: ≥ 100k rows, so a table of millions has tens of groups. */
 export const COMPACT_ROW_GROUP_ROWS = 122_880;
 
@@ -63,6 +92,12 @@ export interface CompactOptions {
  * parts (one per table, empty tables included). Deterministic names: a redo overwrites.
  */
 export async function compactStaged(staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
+  return withMemoryRetry(o.memoryLimit ?? commitMemoryLimit(), (memoryLimit) => compactOnce(staged, { ...o, memoryLimit }), (next) =>
+    process.stderr.write(`adsnap: the compaction ran out of DuckDB memory; again with ${next} (ADSNAP_COMMIT_MEMORY sets the first limit)\n`),
+  );
+}
+
+async function compactOnce(staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
   const byTable = new Map<TableName, StagedPart[]>();
   for (const p of staged) {
     let list = byTable.get(p.table);
