@@ -7,6 +7,7 @@ import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import type { DnsFate, NamePlan } from '../src/simweb/net-layout.js';
 import { syntheticName } from '../src/simweb/names.js';
 import { seedOf } from '../src/simweb/prng.js';
+import { realWebFate, type RealWebFate } from '../src/simweb/realweb.js';
 import { finished, runCli, spawnCli } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
 import { useTempDirs } from './helpers/tmp.js';
@@ -34,13 +35,16 @@ function plan(h: string): NamePlan {
   return web!.dns!.layout.plan(h);
 }
 
-/** The first `n` listed roots matching `pred` (neither the root nor its www slow, so no DNS time-out by chance). */
-function pick(key: string, n: number, pred: (p: NamePlan, host: string) => boolean): string[] {
+/**
+ * The first `n` listed roots matching `pred` (neither the root nor its www slow, so no DNS time-out
+ * by chance) whose HTTP fate (simweb --realweb) matches `http`: by default an ordinary site.
+ */
+function pick(key: string, n: number, pred: (p: NamePlan, host: string) => boolean, http: (f: RealWebFate) => boolean = (f) => f.kind === 'normal'): string[] {
   const seed = seedOf('adsnap');
   const out: string[] = [];
   for (let i = 1; i <= HOSTS && out.length < n; i++) {
     const h = syntheticName(seed, 'root', i);
-    if (pred(plan(h), h) && plan(h).delayMs === 0 && plan(`www.${h}`).delayMs === 0) out.push(h);
+    if (pred(plan(h), h) && plan(h).delayMs === 0 && plan(`www.${h}`).delayMs === 0 && http(realWebFate(seed, h))) out.push(h);
   }
   picked[key] = out;
   return out;
@@ -68,7 +72,7 @@ async function crawlList(list: string[], extra: Partial<CrawlOptions> & { connec
 
 beforeAll(async () => {
   try {
-    web = await startSimweb({ hosts: HOSTS, hostile: false, dns: { port: 0 } });
+    web = await startSimweb({ hosts: HOSTS, hostile: false, dns: { port: 0 }, realweb: true });
   } catch (err) {
     if ((err as { code?: string }).code !== 'SIMWEB_BIND') throw err;
     skipWhy = (err as Error).message;
@@ -81,7 +85,11 @@ beforeAll(async () => {
   pick('ipv6_only', 1, (p) => p.placement === 'ipv6_only');
   failing = ['nxdomain', 'servfail', 'refused', 'timeout', 'no_address', 'syn_dead'].flatMap((k) => picked[k]!);
   healthy = ['cdn_chain', 'shared', 'ipv6_only'].flatMap((k) => picked[k]!);
-  outA = await crawlList([...failing, ...healthy], { sellers: false });
+  // The real web's HTTP mix behind DNS: bot walls and a 429 on CDN-shared addresses.
+  const reachable = (p: NamePlan) => p.fate === 'ok' && p.placement === 'cdn';
+  pick('wall', 2, reachable, (f) => f.kind === 'wall');
+  pick('rate_limited', 1, reachable, (f) => f.kind === 'rate_limited');
+  outA = await crawlList([...failing, ...healthy, ...picked.wall!, ...picked.rate_limited!], { sellers: false });
   db = await openSnapshotDb(outA);
 }, 180_000);
 
@@ -141,6 +149,25 @@ describe('crawling through the simulated web DNS (no --connect-to)', () => {
       WHERE s.error = 'unresponsive'
         AND (SELECT count(*) FROM dead t WHERE t.error = 'timeout' AND t.remote_ip = s.remote_ip AND t.scheme = s.scheme AND t.ended_at <= s.started_at + INTERVAL 50 MILLISECOND) < 2`);
     expect(early).toEqual([]);
+  });
+
+  it('walls are `blocked` and a 429 `rate_limited`, holding the host and the address DNS gave, counted in the manifest', async (ctx) => {
+    ready(ctx);
+    for (const host of picked.wall!) {
+      expect([host, await rows(`SELECT status FROM files WHERE subject = '${host}' AND file_kind = 'ads.txt'`)]).toEqual([host, [{ status: 'blocked' }]]);
+      const errors = await rows(`SELECT DISTINCT error FROM fetches WHERE host IN ('${host}', 'www.${host}') AND url LIKE '%/ads.txt'`);
+      expect([host, errors.map((r) => r.error)]).toEqual([host, ['challenge']]);
+    }
+    const [limited] = picked.rate_limited!;
+    expect(await rows(`SELECT status FROM files WHERE subject = '${limited}' AND file_kind = 'ads.txt'`)).toEqual([{ status: 'rate_limited' }]);
+    const runs = (await readdir(path.join(outA, '_runs'))).filter((f) => f.endsWith('.json'));
+    const manifest = JSON.parse(await readFile(path.join(outA, '_runs', runs[0]!), 'utf8')) as { counts: { walls: number; rate_limited: number; backoffs: { hosts: number; ips: number } } };
+    expect(manifest.counts.walls).toBeGreaterThanOrEqual(picked.wall!.length);
+    expect(manifest.counts.rate_limited).toBeGreaterThanOrEqual(1);
+    // Through DNS the address is known, so it is held too (under --connect-to only the host is).
+    expect(manifest.counts.backoffs.hosts).toBeGreaterThanOrEqual(3);
+    expect(manifest.counts.backoffs.ips).toBeGreaterThanOrEqual(1);
+    for (const host of [...picked.wall!, limited!]) expect(web!.describe(host).expect['ads.txt']?.status).toBe(host === limited ? 'rate_limited' : 'blocked');
   });
 
   it('resolves CNAME chains and IPv6-only hosts, and connects to the address DNS gave', async (ctx) => {
