@@ -99,16 +99,18 @@ export const command: Command = {
     }
     if (values.list) await writeLines(values.list, web.domains());
     if (values['app-list']) await writeLines(values['app-list'], web.apps());
+    // The stop signals are heard before the flags are printed: a caller may stop the web as soon as it has read them.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
     // Contract §1: the first stdout line is exactly the flags that point a crawl here.
     process.stdout.write(`--connect-to :80:127.0.0.1:${web.port} --connect-to :443:127.0.0.1:${web.port} --cacert ${web.caCertPath}\n`);
     if (web.dns) process.stdout.write(`${[...web.dns.crawlArgs, '--cacert', web.caCertPath].join(' ')}\n`);
     process.stderr.write(`adsnap simweb: ${hosts} hosts (seed ${JSON.stringify(options.seed)}) on 127.0.0.1:${web.port}; Ctrl-C to stop\n`);
     if (web.dns) process.stderr.write(`adsnap simweb: DNS on 127.0.0.1:${web.dns.port} (UDP, TCP); sites on ports 80/443 of ${web.dns.allowCidrs[0]}; IPv6-only sites on ${web.dns.ipv6Address}; SYN-dead addresses ${web.dns.synDeadVerified ? 'checked' : 'NOT checked (connects to them may be refused instead)'}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await stopped;
     await web.close();
     const s = web.stats();
     if (web.dns) {
