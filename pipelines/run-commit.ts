@@ -6,7 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import { tableNames } from '../schemas/tables.js';
 import { writeNightSummary } from '../src/report/night-summary.js';
-import { commitMemoryLimit, compactStaged, doubledLimit, withMemoryRetry } from '../src/sink/compact.js';
+import { commitMemoryLimit, compactStaged, withMemoryRetry } from '../src/sink/compact.js';
+import { doubledDuckDbSize } from '../src/util/duckdb-size.js';
 import { planCommit, planTables, publishPlan, writeRunManifest, type StagedPart } from '../src/sink/index.js';
 import type { ListStats } from '../src/sources/domain-list.js';
 import type { RunLock } from '../src/store/run-lock.js';
@@ -70,7 +71,7 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
   // The night's summary for the report (src/report/night-summary.ts), into the manifest just written. Without it
   // (a failure, a kill before it) the report reads the views for this night: nothing is lost.
   // The summary's joins need more room than the compaction's sort (which spills): twice the commit's limit to start.
-  await withMemoryRetry(doubledLimit(commitMemoryLimit()), (memoryLimit) => writeNightSummary(options.outDir, manifest.run_id, { memoryLimit }), () => {}, 3).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
+  await withMemoryRetry(doubledDuckDbSize(commitMemoryLimit()) ?? commitMemoryLimit(), (memoryLimit) => writeNightSummary(options.outDir, manifest.run_id, { memoryLimit }), () => {}, 3).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
   const sr = state.shardReport as { stage: Stage; report: ShardReport } | null;
   if (sr && options.shard) await writeShardReport(options.outDir, manifest.snapshot_date, options.shard, sr.stage, sr.report);
   await journal.remove();

@@ -109,29 +109,34 @@ async function viewForMissingParts(db: DuckDBConnection, roots: string[], stmt: 
   if (!/No files found/i.test((err as Error)?.message ?? '')) return null;
   // A root without a run manifest (opened with allowEmpty) lists no part: the manifests of the others are read.
   if (/^CREATE\s+(?:OR\s+REPLACE\s+)?MACRO\s+adsnap_parts\b/i.test(stmt)) {
-    const withRuns: string[] = [];
-    for (const root of roots) {
-      const reader = await db.runAndReadAll(`SELECT count(*) AS n FROM glob(${sqlString(`${root.replace(/\/+$/, '')}/_runs/*.json`)})`);
-      if (Number(reader.getRowsJS()[0]?.[0] ?? 0) > 0) withRuns.push(root);
-    }
+    const withRuns = await rootsWithFiles(db, roots, '_runs/*.json');
     if (withRuns.length === 0) return `CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE SELECT CAST(NULL AS VARCHAR) AS file WHERE false`;
-    return stmt.replaceAll('adsnap_roots()', `list_transform([${withRuns.map(sqlString).join(', ')}], r -> rtrim(r, '/'))`);
+    return overRoots(stmt, withRuns);
   }
   const name = /^CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+("?)(\w+)\1\s+AS\b/i.exec(stmt)?.[2];
   if (name === undefined || !Object.hasOwn(tables, name)) return null;
-  const withParts: string[] = [];
-  for (const root of roots) {
-    const pattern = `${root.replace(/\/+$/, '')}/${name}/*/*.parquet`;
-    const reader = await db.runAndReadAll(`SELECT count(*) AS n FROM glob(${sqlString(pattern)})`);
-    if (Number(reader.getRowsJS()[0]?.[0] ?? 0) > 0) withParts.push(root);
-  }
+  const withParts = await rootsWithFiles(db, roots, `${name}/*/*.parquet`);
   if (withParts.length === 0) {
     const columns = tables[name as TableName].columns.map((c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS "${c.name}"`);
     return `CREATE OR REPLACE VIEW ${name} AS SELECT ${[...columns, 'CAST(NULL AS DATE) AS snapshot_date'].join(', ')} WHERE false`;
   }
   if (withParts.length === roots.length || !stmt.includes('adsnap_roots()')) return null;
-  const literal = `list_transform([${withParts.map(sqlString).join(', ')}], r -> rtrim(r, '/'))`;
-  return stmt.replaceAll('adsnap_roots()', literal);
+  return overRoots(stmt, withParts);
+}
+
+/** The roots holding at least one file that matches ROOT/`pattern` (a glob). */
+async function rootsWithFiles(db: DuckDBConnection, roots: readonly string[], pattern: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const root of roots) {
+    const reader = await db.runAndReadAll('SELECT count(*) AS n FROM glob($1)', [`${root.replace(/\/+$/, '')}/${pattern}`], [VARCHAR]);
+    if (Number(reader.getRowsJS()[0]?.[0] ?? 0) > 0) out.push(root);
+  }
+  return out;
+}
+
+/** `stmt` read over `roots` only: its adsnap_roots() replaced by their list. */
+function overRoots(stmt: string, roots: readonly string[]): string {
+  return stmt.replaceAll('adsnap_roots()', `list_transform([${roots.map(sqlString).join(', ')}], r -> rtrim(r, '/'))`);
 }
 
 /** Splits a SQL script on statement-ending semicolons, dropping `--` comments. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { doubledLimit, withMemoryRetry } from '../src/sink/compact.js';
+import { withMemoryRetry } from '../src/sink/compact.js';
+import { doubledDuckDbSize } from '../src/util/duckdb-size.js';
 
 const oom = () => new Error('Out of Memory Error: failed to allocate data of size 32.0 MiB (96.7 MiB/122.0 MiB used)');
 
@@ -29,6 +30,6 @@ describe("the commit's DuckDB memory bound never loses a night", () => {
   });
 
   it('doubles DuckDB sizes and leaves what it cannot read', () => {
-    expect(['128MB', '1.5GB', '512MiB', 'lots'].map(doubledLimit)).toEqual(['256MB', '3GB', '1024MiB', 'lots']);
+    expect(['128MB', '1.5GB', '512MiB', 'lots'].map((s) => doubledDuckDbSize(s) ?? s)).toEqual(['256MB', '3GB', '1024MiB', 'lots']);
   });
 });

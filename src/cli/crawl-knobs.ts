@@ -7,7 +7,7 @@ import { checkLocation, parseLocationFlag, readLocationTable } from '../resolve/
 import { UsageError } from './usage-error.js';
 
 /**
- * The crawl's operating knobs (issue 17): time-outs and byte caps per file kind, retries and
+ * The crawl's operating knobs (docs/guide/operating.md): time-outs and byte caps per file kind, retries and
  * holds, DNS cache, concurrency and politeness, from flags and from `--config FILE` (a JSON
  * object whose keys are the flags' names; a flag given on the command line wins over the file).
  * Everything is checked here, at the edge, with bounds, before the crawl starts; the run
@@ -32,8 +32,6 @@ interface NumberKnob {
 const D = resolveFetchConfig({ resolver: async () => [] });
 const KiB = 1024;
 const size = (n: number) => (n % 2 ** 20 === 0 ? `${n / 2 ** 20} MiB` : `${n / KiB} KiB`);
-
-export const CRAWL_DEFAULT_CONCURRENCY = DEFAULT_CONCURRENCY;
 
 export const NUMBER_KNOBS: readonly NumberKnob[] = [
   { flag: 'concurrency', key: null, min: 1, max: 4096 },
@@ -63,7 +61,7 @@ const KIND_KNOBS = [
 /** Keys the config file may also hold that other flags own (passed through as they are given). */
 const PASS_THROUGH = { 'user-agent': 'userAgent', 'dns-server': 'dnsServers', 'dns-timeout': 'dnsTimeoutMs' } as const;
 
-/** The sellers.json knobs (issue 21), flags of the crawl command that the config file may also hold. */
+/** The sellers.json knobs (where ad systems publish, how deep to follow intermediaries), flags of the crawl command that the config file may also hold. */
 const SELLERS_NUMBER_KNOBS = [
   { flag: 'sellers-depth', key: 'depth', min: 0, max: CRAWL_LIMITS.sellersDepth },
   { flag: 'max-intermediaries', key: 'maxIntermediaries', min: 0, max: CRAWL_LIMITS.maxIntermediaries },
@@ -86,7 +84,7 @@ export const KNOBS_USAGE = `Operating knobs (docs/guide/operating.md; all echoed
                           "sellers-locations" (a path, relative to the config file), "sellers-depth",
                           "max-intermediaries". Locations merge by ad system: the file's table, its
                           entries, then --sellers-locations, then --sellers-location
-  --concurrency N         subjects crawled at once (default ${CRAWL_DEFAULT_CONCURRENCY}, at most 4096)
+  --concurrency N         subjects crawled at once (default ${DEFAULT_CONCURRENCY}, at most 4096)
   --per-host N            requests at once per host (default ${FETCH_DEFAULTS.perHost}, at most 64)
   --per-ip N              requests at once per resolved IP address (default ${FETCH_DEFAULTS.perIp}, at most 4096)
   --connect-timeout MS    TCP + TLS connect deadline (default ${D.connectTimeoutMs})
@@ -175,7 +173,7 @@ export async function resolveKnobs(values: Values): Promise<Knobs> {
   const file = configFile === null ? {} : await readConfigFile(configFile);
   const where = (flag: string, fromFlag: boolean) => (fromFlag ? `--${flag}` : `--config ${configFile}: ${flag}`);
   const fetch: Record<string, unknown> = {};
-  let concurrency = CRAWL_DEFAULT_CONCURRENCY;
+  let concurrency = DEFAULT_CONCURRENCY;
   for (const k of NUMBER_KNOBS) {
     const fromFlag = values[k.flag] !== undefined;
     const raw = fromFlag ? values[k.flag] : file[k.flag];

@@ -174,7 +174,7 @@ export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
   };
 }
 
-/** The resolver and its servers, time-out and tries; `--allow-addresses` networks (issue 17). */
+/** The resolver and its servers, time-out and tries; `--allow-addresses` networks (docs/guide/real-web.md). */
 function dnsOptions(o: FetchOptions): Pick<FetchConfig, 'resolver' | 'dnsServers' | 'dnsTimeoutMs' | 'dnsTries' | 'allowAddresses'> {
   const dnsServers = (o.dnsServers ?? []).map((spec) => formatDnsServer(parseDnsServer(spec)));
   const dnsTimeoutMs = int('dnsTimeoutMs', o.dnsTimeoutMs, 5000, 1);

@@ -15,6 +15,7 @@ import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
 import { cellConverter, csvField } from '../cli/sql-output.js';
 import type { Json } from '@duckdb/node-api';
+import { isDuckDbSize } from '../util/duckdb-size.js';
 
 export const DEFAULT_RANK_BUCKETS: readonly number[] = Object.freeze([1_000, 10_000, 100_000, 1_000_000]);
 
@@ -156,7 +157,7 @@ function timing(step: string, t0: number): void {
 function memoryLimit(): string {
   const v = process.env.ADSNAP_REPORT_MEMORY?.trim();
   if (!v) return '384MB';
-  if (!/^\d+(\.\d+)?\s*[KMGT]i?B$/i.test(v)) throw new Error(`ADSNAP_REPORT_MEMORY must be a size such as 768MB or 2GB, got '${v}'`);
+  if (!isDuckDbSize(v)) throw new Error(`ADSNAP_REPORT_MEMORY must be a size such as 768MB or 2GB, got '${v}'`);
   return v;
 }
 

@@ -13,6 +13,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { tables, type TableName } from '../../schemas/tables.js';
 import type { StagedPart } from './writer-options.js';
+import { doubledDuckDbSize } from '../util/duckdb-size.js';
 
 /** Sort keys per table: the columns analysts look rows up by, most selective first. */
 export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
@@ -56,22 +57,12 @@ export async function withMemoryRetry<T>(limit: string, step: (limit: string) =>
     try {
       return await step(current);
     } catch (err) {
-      const next = i < tries && /Out of Memory/i.test((err as Error)?.message ?? '') ? doubled(current) : null;
+      const next = i < tries && /Out of Memory/i.test((err as Error)?.message ?? '') ? doubledDuckDbSize(current) : null;
       if (next === null) throw err;
       onRetry(next, err as Error);
       current = next;
     }
   }
-}
-
-/** A DuckDB size doubled ('128MB' → '256MB'), or the size as given when it cannot be read. */
-export function doubledLimit(size: string): string {
-  return doubled(size) ?? size;
-}
-
-function doubled(size: string): string | null {
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B)$/i.exec(size.trim());
-  return m ? `${Number(m[1]) * 2}${m[2]}` : null;
 }
 
 /** DuckDB's default row group size: ≥ 100k rows, so a table of millions has tens of groups. */
@@ -92,12 +83,12 @@ export interface CompactOptions {
  * parts (one per table, empty tables included). Deterministic names: a redo overwrites.
  */
 export async function compactStaged(staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
-  return withMemoryRetry(o.memoryLimit ?? commitMemoryLimit(), (memoryLimit) => compactOnce(staged, { ...o, memoryLimit }), (next) =>
+  return withMemoryRetry(o.memoryLimit ?? commitMemoryLimit(), (memoryLimit) => compactOnce(staged, o, memoryLimit), (next) =>
     process.stderr.write(`adsnap: the compaction ran out of DuckDB memory; again with ${next} (ADSNAP_COMMIT_MEMORY sets the first limit)\n`),
   );
 }
 
-async function compactOnce(staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
+async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, memoryLimit: string): Promise<StagedPart[]> {
   const byTable = new Map<TableName, StagedPart[]>();
   for (const p of staged) {
     let list = byTable.get(p.table);
@@ -107,7 +98,7 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions): Pr
   // Loaded here, not at module load: a crawl process needs DuckDB only for this step.
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
-    memory_limit: o.memoryLimit ?? commitMemoryLimit(),
+    memory_limit: memoryLimit,
     threads: String(o.threads ?? 2),
     temp_directory: path.join(o.stagingDir, 'duckdb.tmp'),
     preserve_insertion_order: 'false',
