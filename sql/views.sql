@@ -2,6 +2,7 @@
 --
 --   SET VARIABLE adsnap_root = 'out';                  -- the --out directory of `adsnap crawl`
 --   SET VARIABLE adsnap_roots = ['a', 'b'];            -- or several roots (shards, machines), read as one
+--   SET VARIABLE adsnap_data = 'data';                 -- adsnap's data/ folder (the default, from the repository's root)
 --   .read sql/views.sql                                -- (duckdb CLI; or run the statements from any client)
 --
 -- `adsnap sql ROOT… [QUERY]` does all of this for you.
@@ -260,6 +261,65 @@ WITH RECURSIVE links AS (
 SELECT r.snapshot_date, r.ad_system_domain, r.depth, r.via_domain, s.seller_id, s.seller_type, adsnap_host(s.domain) AS seller_domain
 FROM reach r
 JOIN sellers s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.via_domain;
+
+-- Companies. data/ad-system-companies.tsv maps an ad-system domain (ads.txt field 1) to the company
+-- that operates it (after acquisitions and renames), each entry with its source and date: count
+-- companies as CNIL LINC 2020 and IMC 2019 do, beside domains. A domain not in the table is its
+-- own company: adsnap_company(d) gives the table's company, else d itself. The table is read from
+-- the folder `adsnap_data` names (`adsnap sql` and the report set it to the installed package's
+-- data/ folder; in a plain DuckDB started at the repository's root, 'data' is the default).
+CREATE OR REPLACE MACRO adsnap_data_dir() AS coalesce(CAST(getvariable('adsnap_data') AS VARCHAR), 'data');
+
+CREATE OR REPLACE VIEW ad_system_companies AS
+SELECT lower(trim(ad_system_domain)) AS ad_system_domain, trim(company) AS company, trim(source) AS source,
+       trim(brand) AS brand, trim(basis) AS basis, trim(date) AS source_date
+FROM read_csv(adsnap_data_dir() || '/ad-system-companies.tsv', delim = '\t', header = true, comment = '#', quote = '', escape = '',
+              auto_detect = false, columns = {ad_system_domain: 'VARCHAR', company: 'VARCHAR', brand: 'VARCHAR', basis: 'VARCHAR', source: 'VARCHAR', date: 'VARCHAR'});
+
+CREATE OR REPLACE MACRO adsnap_company(d) AS
+  coalesce((SELECT any_value(c.company) FROM ad_system_companies c WHERE c.ad_system_domain = lower(d)), lower(d));
+
+-- Candidate aliases for review: pairs of ad-system domains that the night's own evidence suggests
+-- one company runs. `evidence` says which:
+-- - 'cert_authority_id': both domains' own certification-authority id (ads.txt field 4) is the
+--   same. A domain's own id is the one most of its files give it (at least 3 files, and more than
+--   half of the files that give it an id), so a line copied with another exchange's id does not
+--   count; `files` is the smaller domain's count.
+-- - 'sellers_json_content': both sellers.json files read on the night (status 'ok') have the same
+--   body (sha256).
+-- - 'sellers_json_url': both were read from the same URL after redirects (files.url).
+-- `detail` is the id, the sha256 or the URL. `company` / `other_company` are from
+-- ad_system_companies (NULL when not listed); `known_same_company` is true where the table already
+-- joins them, so the pairs to review are those where it is false.
+CREATE OR REPLACE VIEW ad_system_alias_candidates AS
+WITH cert_use AS (
+  SELECT snapshot_date, ad_system_domain, lower(trim(cert_authority_id)) AS cert, count(DISTINCT (subject, file_kind)) AS files
+  FROM ads_records WHERE nullif(trim(cert_authority_id), '') IS NOT NULL
+  GROUP BY ALL
+), own_cert AS (
+  SELECT snapshot_date, ad_system_domain, cert, files FROM (
+    SELECT *, sum(files) OVER (PARTITION BY snapshot_date, ad_system_domain) AS total,
+           row_number() OVER (PARTITION BY snapshot_date, ad_system_domain ORDER BY files DESC, cert) AS rank
+    FROM cert_use
+  ) WHERE rank = 1 AND files >= 3 AND files * 2 > total
+), sellers_read AS (
+  SELECT snapshot_date, subject, sha256, url FROM files WHERE file_kind = 'sellers.json' AND status = 'ok'
+), pairs AS (
+  SELECT a.snapshot_date, a.ad_system_domain, b.ad_system_domain AS other_domain, 'cert_authority_id' AS evidence, a.cert AS detail,
+         least(a.files, b.files) AS files
+  FROM own_cert a JOIN own_cert b ON b.snapshot_date = a.snapshot_date AND b.cert = a.cert AND b.ad_system_domain > a.ad_system_domain
+  UNION ALL
+  SELECT a.snapshot_date, a.subject, b.subject, 'sellers_json_content', a.sha256, NULL
+  FROM sellers_read a JOIN sellers_read b ON b.snapshot_date = a.snapshot_date AND b.sha256 = a.sha256 AND b.subject > a.subject
+  UNION ALL
+  SELECT a.snapshot_date, a.subject, b.subject, 'sellers_json_url', a.url, NULL
+  FROM sellers_read a JOIN sellers_read b ON b.snapshot_date = a.snapshot_date AND b.url = a.url AND b.subject > a.subject
+)
+SELECT p.snapshot_date, p.ad_system_domain, p.other_domain, p.evidence, p.detail, p.files,
+       ca.company, cb.company AS other_company, coalesce(ca.company = cb.company, false) AS known_same_company
+FROM pairs p
+LEFT JOIN ad_system_companies ca ON ca.ad_system_domain = p.ad_system_domain
+LEFT JOIN ad_system_companies cb ON cb.ad_system_domain = p.other_domain;
 
 -- The series. A file is *observed* on a night when the site answered with the whole file or a
 -- 404. A file carried forward after a failed request, a night the site was unreachable or
