@@ -18,6 +18,11 @@
 CREATE OR REPLACE MACRO adsnap_roots() AS
   list_transform(coalesce(CAST(getvariable('adsnap_roots') AS VARCHAR[]), [CAST(getvariable('adsnap_root') AS VARCHAR)]), r -> rtrim(r, '/'));
 
+-- The folder of adsnap's data tables (data/ad-system-companies.tsv): the variable adsnap_data, which
+-- `adsnap sql` and the report set to the installed package's data/ folder; 'data' without it (a
+-- plain DuckDB started at the repository's root).
+CREATE OR REPLACE MACRO adsnap_data_dir() AS coalesce(CAST(getvariable('adsnap_data') AS VARCHAR), 'data');
+
 -- How a sellers.json `domain` (and an OWNERDOMAIN, a subject) is compared: its host, trimmed,
 -- lower-cased, scheme, path, query, fragment, port and trailing dots dropped
 -- ('https://MidReseller.com:443/x' → 'midreseller.com'). The crawl follows intermediaries with the
@@ -266,16 +271,17 @@ JOIN sellers s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.v
 -- that operates it (after acquisitions and renames), each entry with its source and date: count
 -- companies as CNIL LINC 2020 and IMC 2019 do, beside domains. A domain not in the table is its
 -- own company: adsnap_company(d) gives the table's company, else d itself. The table is read from
--- the folder `adsnap_data` names (`adsnap sql` and the report set it to the installed package's
--- data/ folder; in a plain DuckDB started at the repository's root, 'data' is the default).
-CREATE OR REPLACE MACRO adsnap_data_dir() AS coalesce(CAST(getvariable('adsnap_data') AS VARCHAR), 'data');
-
+-- the folder `adsnap_data` names (adsnap_data_dir()).
+-- Columns: ad_system_domain, company, source (a URL and what it says), brand (the name the domain
+-- was known by), basis ('own_domain', 'acquisition', 'rename'), source_date.
 CREATE OR REPLACE VIEW ad_system_companies AS
 SELECT lower(trim(ad_system_domain)) AS ad_system_domain, trim(company) AS company, trim(source) AS source,
        trim(brand) AS brand, trim(basis) AS basis, trim(date) AS source_date
 FROM read_csv(adsnap_data_dir() || '/ad-system-companies.tsv', delim = '\t', header = true, comment = '#', quote = '', escape = '',
               auto_detect = false, columns = {ad_system_domain: 'VARCHAR', company: 'VARCHAR', brand: 'VARCHAR', basis: 'VARCHAR', source: 'VARCHAR', date: 'VARCHAR'});
 
+-- adsnap_company(d): the company of ad-system domain d (case-insensitive), d itself when the table
+-- does not list it.
 CREATE OR REPLACE MACRO adsnap_company(d) AS
   coalesce((SELECT any_value(c.company) FROM ad_system_companies c WHERE c.ad_system_domain = lower(d)), lower(d));
 
