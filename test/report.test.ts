@@ -300,6 +300,26 @@ describe('report.json: each section against what the web served', () => {
       { user_agent: 'GPTBot', blocked: 'partial', via: 'global_group', sites: 1, share: 0.25 },
       { user_agent: 'GPTBot', blocked: 'none', via: 'absent', sites: 1, share: 0.25 },
     ]);
+    expect(gpt).toMatchObject({ share_unknown: 0 });
+    // By purpose, the four levels apart, against each site's answers to the purpose's agents.
+    const db0 = await openSnapshotDb(out);
+    try {
+      const want = await db0.rows(`
+        WITH per_site AS (
+          SELECT purpose, host, count(*) AS agents, bool_or(blocked = 'full') AS any_full,
+                 CASE WHEN bool_or(blocked = 'unknown') THEN 'unknown' WHEN bool_and(blocked = 'full') THEN 'full' WHEN bool_and(blocked = 'none') THEN 'none' ELSE 'partial' END AS level
+          FROM agent_access WHERE snapshot_date = DATE '2026-11-22' GROUP BY ALL)
+        SELECT purpose, level, count(*) / (SELECT count(DISTINCT host) FROM per_site) AS share FROM per_site GROUP BY ALL`);
+      const got = figure('robots.purposes').rows;
+      expect(got.length).toBe(4 * new Set(want.map((w) => w.purpose)).size);
+      for (const g of got) {
+        const w = want.find((x) => x.purpose === g.purpose && x.level === g.level);
+        expect(Number(g.share), `${g.purpose} ${g.level}`).toBeCloseTo(Number(w?.share ?? 0), 12);
+      }
+      expect(got.some((g) => g.level === 'partial' && Number(g.share) > 0)).toBe(true);
+    } finally {
+      db0.close();
+    }
     expect(pick('robots.agents_over_time', ['snapshot_date', 'user_agent', 'sites', 'share_full', 'share_partial']).slice(0, 3)).toEqual(
       NIGHTS.map((n) => ({ snapshot_date: n.date, user_agent: 'GPTBot', sites: 4, share_full: 0.5, share_partial: 0.25 })),
     );
