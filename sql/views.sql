@@ -276,11 +276,11 @@ JOIN sellers s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.v
 -- INTERMEDIARY/BOTH entry of another sellers.json (its domain, asked whether or not it publishes
 -- one, so most answer 404). `readable`: the file was read (status 'ok').
 CREATE OR REPLACE VIEW sellers_json_availability AS
-SELECT snapshot_date, role, status, status = 'ok' AS readable, count(*) AS files,
+SELECT snapshot_date, role, status, any_value(status = 'ok') AS readable, count(*) AS files,
        count(*) / sum(count(*)) OVER (PARTITION BY snapshot_date, role) AS share
 FROM (SELECT snapshot_date, CASE WHEN via = 'intermediary' THEN 'intermediary' ELSE 'ad_system' END AS role, status
       FROM files WHERE file_kind = 'sellers.json')
-GROUP BY ALL;
+GROUP BY snapshot_date, role, status;
 
 -- Companies. data/ad-system-companies.tsv maps an ad-system domain (ads.txt field 1) to the company
 -- that operates it (after acquisitions and renames), each entry with its source and date: count

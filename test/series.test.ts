@@ -73,14 +73,39 @@ const SITE: Record<string, Served[]> = {
     'reset',
     sellers([[70, 'PUBLISHER', 'Seventy'], [71, 'PUBLISHER', 'Seventy-one']]),
   ],
+  // What the crawl could not see is not what the site said: wall.test's robots.txt is a bot wall
+  // (Cloudflare's challenge header on a 403), err.test's answers 503; both have no ads.txt.
+  'https://wall.test/robots.txt': [{ status: 403, body: '<!doctype html><html><body>Just a moment...</body></html>\n', headers: { 'content-type': 'text/html', 'cf-mitigated': 'challenge' } }],
+  'https://err.test/robots.txt': [{ status: 503, body: 'busy\n' }],
+  'https://wall.test/ads.txt': [{ status: 404 }],
+  'https://err.test/ads.txt': [{ status: 404 }],
+  // g.test, h.test and i.test name cut.test and an alias pair. cut.test's sellers.json is served
+  // cut (not JSON) on night 2 only, and adds a seller on night 3. alias-one.test and
+  // alias-two.test: the same certification-authority id in every file, and alias-two.test's
+  // sellers.json redirects to alias-one.test's (the same body, the same URL).
+  'https://g.test/ads.txt': [txt('cut.test, c1, DIRECT\nalias-one.test, 1, DIRECT, cafe0001\nalias-two.test, 1, DIRECT, cafe0001\n')],
+  'https://h.test/ads.txt': [txt('alias-one.test, 2, DIRECT, cafe0001\nalias-two.test, 2, DIRECT, cafe0001\nadx.test, 1, DIRECT, other99\n')],
+  'https://i.test/ads.txt': [txt('alias-one.test, 3, RESELLER, cafe0001\nalias-two.test, 3, RESELLER, cafe0001\n')],
+  'https://cut.test/sellers.json': [
+    sellers([['c1', 'PUBLISHER', 'Cee One'], ['c2', 'PUBLISHER', 'Cee Two']]),
+    cut(sellers([['c1', 'PUBLISHER', 'Cee One'], ['c2', 'PUBLISHER', 'Cee Two']])),
+    sellers([['c1', 'PUBLISHER', 'Cee One'], ['c2', 'PUBLISHER', 'Cee Two'], ['c3', 'PUBLISHER', 'Cee Three']]),
+  ],
+  'https://alias-one.test/sellers.json': [sellers([[1, 'PUBLISHER', 'One'], [2, 'PUBLISHER', 'Two'], [3, 'PUBLISHER', 'Three']])],
+  'https://alias-two.test/sellers.json': [{ status: 301, headers: { location: 'https://alias-one.test/sellers.json' } }],
 };
-const LISTED = ['a.test', 'b.test', 'c.test', 'd.test', 'e.test', 'f.test', 'html.test', 'placeholder.test', 'big.test', 'down.test'];
+const LISTED = ['a.test', 'b.test', 'c.test', 'd.test', 'e.test', 'f.test', 'html.test', 'placeholder.test', 'big.test', 'down.test', 'wall.test', 'err.test', 'g.test', 'h.test', 'i.test'];
 
 function txt(body: string): Served {
   return { status: 200, body, headers: TEXT };
 }
 function junk(n: number): string {
   return Array.from({ length: n }, (_, i) => `junk.test, j-${i}, RESELLER\n`).join('');
+}
+/** A body cut in the middle: not JSON. */
+function cut(s: Served): Served {
+  if (s === 'reset') return s;
+  return { ...s, body: s.body!.slice(0, Math.floor(s.body!.length / 2)) };
 }
 function sellers(entries: [number | string, string, string][]): Served {
   const list = entries.map(([id, type, name]) => ({ seller_id: String(id), seller_type: type, name, domain: `s${id}.test` }));
