@@ -93,8 +93,15 @@ const SITE: Record<string, Served[]> = {
   ],
   'https://alias-one.test/sellers.json': [sellers([[1, 'PUBLISHER', 'One'], [2, 'PUBLISHER', 'Two'], [3, 'PUBLISHER', 'Three']])],
   'https://alias-two.test/sellers.json': [{ status: 301, headers: { location: 'https://alias-one.test/sellers.json' } }],
+  // OWNERDOMAIN against the seller's domain (k.test): k.test itself and shop.k.test (no
+  // OWNERDOMAIN: the subject, or a domain it is a subdomain of, matches) are consistent;
+  // news.k.test declares OWNERDOMAIN=elsewhere.test, which disagrees, subdomain or not.
+  'https://k.test/ads.txt': [txt('own-ssp.test, k1, DIRECT\nsubdomain=news.k.test\nsubdomain=shop.k.test\n')],
+  'https://news.k.test/ads.txt': [txt('OWNERDOMAIN=elsewhere.test\nown-ssp.test, k1, DIRECT\n')],
+  'https://shop.k.test/ads.txt': [txt('own-ssp.test, k1, DIRECT\n')],
+  'https://own-ssp.test/sellers.json': [{ status: 200, body: JSON.stringify({ version: '1.0', sellers: [{ seller_id: 'k1', seller_type: 'PUBLISHER', name: 'K', domain: 'k.test' }] }), headers: { 'content-type': 'application/json' } }],
 };
-const LISTED = ['a.test', 'b.test', 'c.test', 'd.test', 'e.test', 'f.test', 'html.test', 'placeholder.test', 'big.test', 'down.test', 'wall.test', 'err.test', 'g.test', 'h.test', 'i.test'];
+const LISTED = ['a.test', 'b.test', 'c.test', 'd.test', 'e.test', 'f.test', 'html.test', 'placeholder.test', 'big.test', 'down.test', 'wall.test', 'err.test', 'g.test', 'h.test', 'i.test', 'k.test'];
 
 function txt(body: string): Served {
   return { status: 200, body, headers: TEXT };
@@ -201,11 +208,11 @@ describe('files: what the content was, and how it was obtained, on every night',
     const d = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, blocked, via FROM agent_access WHERE host = 'd.test' AND user_agent = 'GPTBot' ORDER BY n`);
     expect(d.map((r) => `${r.n} ${r.blocked} ${r.via}`)).toEqual(['11-20 partial global_group', '11-21 full global_group', '11-28 full global_group']);
     const shares = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, sites, share_full, share_full_through_star, share_partial, share_unknown FROM ai_crawler_blocking WHERE user_agent = 'GPTBot' ORDER BY n`);
-    // 15 listed sites; wall.test and err.test are unknown every night.
+    // 16 listed sites; wall.test and err.test are unknown every night.
     expect(shares).toEqual([
-      { n: '11-20', sites: 15, share_full: 0, share_full_through_star: 0, share_partial: 1 / 15, share_unknown: 2 / 15 },
-      { n: '11-21', sites: 15, share_full: 1 / 15, share_full_through_star: 1 / 15, share_partial: 0, share_unknown: 2 / 15 },
-      { n: '11-28', sites: 15, share_full: 1 / 15, share_full_through_star: 1 / 15, share_partial: 0, share_unknown: 2 / 15 },
+      { n: '11-20', sites: 16, share_full: 0, share_full_through_star: 0, share_partial: 1 / 16, share_unknown: 2 / 16 },
+      { n: '11-21', sites: 16, share_full: 1 / 16, share_full_through_star: 1 / 16, share_partial: 0, share_unknown: 2 / 16 },
+      { n: '11-28', sites: 16, share_full: 1 / 16, share_full_through_star: 1 / 16, share_partial: 0, share_unknown: 2 / 16 },
     ]);
   });
 
@@ -240,7 +247,7 @@ describe('files: what the content was, and how it was obtained, on every night',
     const view = await q(`SELECT DISTINCT strftime(snapshot_date, '%m-%d') AS n, share_unknown AS share FROM ai_crawler_blocking ORDER BY 1`);
     expect(view).toEqual(unknown);
     const purposes = await q(`SELECT DISTINCT share_unknown FROM ai_crawler_blocking_by_purpose UNION SELECT DISTINCT share_unknown FROM ai_crawler_blocking_by_operator`);
-    expect(purposes).toEqual([{ share_unknown: 2 / 15 }]);
+    expect(purposes).toEqual([{ share_unknown: 2 / 16 }]);
   });
 
   it('the placeholder ad system has no sellers.json request on any night', async () => {
@@ -252,11 +259,11 @@ describe('views on every night', () => {
   it('adoption', async () => {
     const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, count(*) AS sites, count(*) FILTER (WHERE has_robots_txt) AS robots, count(*) FILTER (WHERE ads_txt_status = 'ok') AS ok, count(*) FILTER (WHERE ads_txt_valid) AS valid FROM adoption GROUP BY 1 ORDER BY 1`);
     // robots.txt: every site but html.test, wall.test and err.test. ok: a, b (night 1), c (nights
-    // 2–3), d, e, big (nights 1–2), down, g, h, i.
+    // 2–3), d, e, big (nights 1–2), down, g, h, i, k.
     expect(rows).toEqual([
-      { n: '11-20', sites: 15, robots: 12, ok: 9, valid: 10 },
-      { n: '11-21', sites: 15, robots: 12, ok: 9, valid: 10 },
-      { n: '11-28', sites: 15, robots: 12, ok: 8, valid: 9 },
+      { n: '11-20', sites: 16, robots: 13, ok: 10, valid: 11 },
+      { n: '11-21', sites: 16, robots: 13, ok: 10, valid: 11 },
+      { n: '11-28', sites: 16, robots: 13, ok: 9, valid: 10 },
     ]);
   });
 
@@ -289,8 +296,11 @@ describe('views on every night', () => {
       { subject: 'h.test', listed: true },
       { subject: APP, listed: true },
       { subject: 'i.test', listed: true },
+      { subject: 'k.test', listed: true },
+      { subject: 'news.k.test', listed: false },
       { subject: 'partner.test', listed: false },
       { subject: 'placeholder.test', listed: true },
+      { subject: 'shop.k.test', listed: false },
       { subject: 'sub.d.test', listed: false },
     ]);
     const app = await q(`SELECT via_subject, via_kind, ad_system_domain, seller_account_id FROM authorized_sellers WHERE subject = '${APP}' AND snapshot_date = ${d(2)} ORDER BY via_kind`);
@@ -356,17 +366,26 @@ describe('views on every night', () => {
     ]);
   });
 
+  it('owner_domain_consistent: a declared OWNERDOMAIN decides, even on a subdomain of the seller’s domain', async () => {
+    const rows = await q(`SELECT DISTINCT subject, owner_domain, owner_domain_consistent AS ok FROM seller_match WHERE ad_system_domain = 'own-ssp.test' ORDER BY subject`);
+    expect(rows).toEqual([
+      { subject: 'k.test', owner_domain: 'k.test', ok: true },
+      { subject: 'news.k.test', owner_domain: 'elsewhere.test', ok: false },
+      { subject: 'shop.k.test', owner_domain: 'shop.k.test', ok: true },
+    ]);
+  });
+
   it('sellers_json_availability: ad systems and intermediaries apart, on every night', async () => {
     const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, role, status, files FROM sellers_json_availability ORDER BY n, role, status`);
     const independent = await q(`
       SELECT strftime(snapshot_date, '%m-%d') AS n, CASE via WHEN 'intermediary' THEN 'intermediary' ELSE 'ad_system' END AS role, status, count(*) AS files
       FROM files WHERE file_kind = 'sellers.json' GROUP BY ALL ORDER BY n, role, status`);
     expect(rows).toEqual(independent);
-    // Night 2: the ad systems adx, ssp, alias-one, alias-two read and cut.test not JSON; the
+    // Night 2: the ad systems adx, ssp, alias-one, alias-two, own-ssp read and cut.test not JSON; the
     // intermediaries s7 (carried forward), s10 and s11 (404).
     expect(rows.filter((r) => r.n === '11-21')).toEqual([
       { n: '11-21', role: 'ad_system', status: 'invalid_json', files: 1 },
-      { n: '11-21', role: 'ad_system', status: 'ok', files: 4 },
+      { n: '11-21', role: 'ad_system', status: 'ok', files: 5 },
       { n: '11-21', role: 'intermediary', status: 'not_found', files: 2 },
       { n: '11-21', role: 'intermediary', status: 'ok', files: 1 },
     ]);
