@@ -404,6 +404,22 @@ describe('report.json: each section against what the web served', () => {
     expect(figure('sellers.headers').rows).toEqual([{ files: 3, version: 3, contact_email: 3, contact_address: 0, identifiers: 0, ext: 0 }]);
   });
 
+  it('8. sellers.json availability: ad systems and intermediaries apart, latest night', async () => {
+    const db = await openSnapshotDb(out);
+    try {
+      const want = await db.rows(`SELECT CASE via WHEN 'intermediary' THEN 'intermediary' ELSE 'ad_system' END AS role, status, count(*) AS files
+        FROM files WHERE file_kind = 'sellers.json' AND snapshot_date = DATE '2026-11-22' GROUP BY ALL ORDER BY 1, 3 DESC, 2`);
+      expect(pick('sellers.availability', ['role', 'status', 'files'])).toEqual(want);
+      expect(new Set(want.map((w) => w.role))).toEqual(new Set(['ad_system', 'intermediary']));
+      for (const role of ['ad_system', 'intermediary']) {
+        const shares = figure('sellers.availability').rows.filter((r) => r.role === role).reduce((a, r) => a + Number(r.share), 0);
+        expect(shares).toBeCloseTo(1, 12);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it('9. data quality: outcomes and provenance agree with the files table', async () => {
     const db = await openSnapshotDb(out);
     try {
