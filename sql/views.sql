@@ -348,8 +348,8 @@ LEFT JOIN ad_system_companies cb ON cb.ad_system_domain = p.other_domain;
 -- observed when it was read (status 'ok') or answered 404: one that could not be read as a
 -- sellers.json that night (not JSON, cut, not a sellers.json, an HTML page) is not an observation,
 -- so the next readable night is compared with the last readable one before it, and the unreadable
--- night lists no change. Changes are between consecutive observations of the same subject: a record is 'added' when it is in the
--- later file and not the earlier, 'removed' the other way (a file that became a 404, or an HTML
+-- night lists no change. Changes are between consecutive observations of the same subject: a
+-- record is 'added' when it is in the later file and not the earlier, 'removed' the other way (a file that became a 404, or an HTML
 -- page, removes all its records). Records are compared on their four fields. Two observations
 -- of the same body (same sha256 and status) hold the same records, so only the pairs whose body
 -- or status differ are compared record by record: a series of 30 nights reads the records of
