@@ -3,7 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
 import { openSnapshotDb } from '../pipelines/summary.js';
+import { FILE_STATUSES } from '../schemas/tables.js';
 import { parseAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
+import { packageRoot } from '../src/util/package-root.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { runCli } from './helpers/run-cli.js';
 import { createTestTls } from './helpers/tls.js';
@@ -161,6 +163,17 @@ describe('robots_agent_access from a crawl', () => {
     // Unreachable (5xx, network): down, reset; absent (a 4xx said none): absent, gone.
     expect(gpt).toEqual({ user_agent: 'GPTBot', sites: 11, share_full: 2 / 11, share_partial: 1 / 11, share_none: 4 / 11, share_unknown: 4 / 11, share_full_by_name: 1 / 11, share_full_through_star: 1 / 11, share_partial_by_name: 1 / 11, share_unreachable: 2 / 11, share_absent: 2 / 11 });
     for (const r of wide) expect(Number(r.share_full) + Number(r.share_partial) + Number(r.share_none) + Number(r.share_unknown)).toBeCloseTo(1, 12);
+  });
+
+  it('adsnap_robots_unseen names statuses that exist, and only the ones where the content was not seen', async () => {
+    const rows = await q(`SELECT s AS status, h AS http, adsnap_robots_unseen(s, h) AS unseen
+      FROM unnest(${JSON.stringify(FILE_STATUSES).replace(/"/g, "'")}) t(s), (VALUES (NULL::INTEGER), (404), (410), (500), (503)) v(h) ORDER BY ALL`);
+    const unseen = new Set(rows.filter((r) => r.unseen).map((r) => `${r.status}${r.status === 'http_error' ? `/${r.http}` : ''}`));
+    expect([...unseen].sort()).toEqual(['blocked', 'http_error/500', 'http_error/503', 'http_error/null', 'rate_limited', 'redirect_error', 'unreachable']);
+    // Every status the macro names is one of FILE_STATUSES (a misspelt one would match nothing).
+    const sql = readFileSync(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8');
+    const macro = /MACRO adsnap_robots_unseen[\s\S]*?;/.exec(sql)![0];
+    for (const quoted of macro.match(/'[a-z_]+'/g)!) expect(FILE_STATUSES as readonly string[]).toContain(quoted.slice(1, -1));
   });
 
   it('roll-ups by purpose and by operator equal the product grouped independently', async () => {
