@@ -47,7 +47,7 @@ describe('data/ad-system-companies.tsv', () => {
       expect(company.trim(), domain).not.toBe('');
       expect(brand.trim(), domain).not.toBe('');
       expect(['own_domain', 'acquisition', 'rename'], domain).toContain(basis);
-      expect(source, domain).toMatch(/^https:\/\/\S+ \(.+\)/);
+      expect(source, domain).toMatch(/^https?:\/\/\S+ \(.+\)/);
       expect(date, domain).toMatch(ISO_DATE);
     }
     expect(new Set(rows.map((r) => r[0])).size).toBe(rows.length);
