@@ -526,10 +526,12 @@ GROUP BY ALL;
 
 -- Roll-ups by purpose and by operator: per night and catalogue purpose (or operator), each listed
 -- site's answer to the group's agents together: 'full' (every agent of the group blocked fully),
--- 'none' (none restricted at all), 'partial' (anything between: some agents blocked or some paths
--- disallowed), 'unknown' (robots.txt content not seen). share_full + share_partial + share_none +
--- share_unknown = 1. share_any_full: the sites blocking at least one agent of the group fully
--- (the opt-out a study counts as "blocks an AI crawler"). `agents`: the group's catalogue agents.
+-- 'some_full' (some of them blocked fully, not all), 'partial' (none blocked fully, but some path
+-- disallowed to some of them), 'none' (none restricted at all), 'unknown' (robots.txt content not
+-- seen). share_full + share_some_full + share_partial + share_none + share_unknown = 1.
+-- share_any_full = share_full + share_some_full: the sites blocking at least one agent of the
+-- group fully (the opt-out a study counts as "blocks an AI crawler"); share_partial is a
+-- restriction that is not an opt-out. `agents`: the group's catalogue agents.
 -- Counted without the product, as agent_access_shares: a site that names none of the group's
 -- agents answers them all with its '*' answer.
 CREATE OR REPLACE MACRO adsnap_agent_rollup(by_operator) AS TABLE
@@ -559,13 +561,15 @@ WITH cat AS (
   FROM groups g JOIN agent_sites s ON s.snapshot_date = g.snapshot_date GROUP BY ALL
   UNION ALL SELECT snapshot_date, grp, star_blocked, star_blocked = 'full', -count(*) FROM moved GROUP BY ALL
   UNION ALL
-  SELECT snapshot_date, grp, CASE WHEN n_full = agents THEN 'full' WHEN n_none = agents THEN 'none' ELSE 'partial' END, n_full > 0, count(*)
+  SELECT snapshot_date, grp, CASE WHEN n_full = agents THEN 'full' WHEN n_full > 0 THEN 'some_full' WHEN n_none = agents THEN 'none' ELSE 'partial' END,
+         n_full > 0, count(*)
   FROM moved GROUP BY ALL
 ), nights AS (
   SELECT snapshot_date, count(*) AS sites FROM agent_sites GROUP BY ALL
 )
 SELECT k.snapshot_date, k.grp, any_value(g.agents) AS agents, any_value(t.sites) AS sites,
        coalesce(sum(k.n) FILTER (WHERE k.level = 'full'), 0) / any_value(t.sites) AS share_full,
+       coalesce(sum(k.n) FILTER (WHERE k.level = 'some_full'), 0) / any_value(t.sites) AS share_some_full,
        coalesce(sum(k.n) FILTER (WHERE k.level = 'partial'), 0) / any_value(t.sites) AS share_partial,
        coalesce(sum(k.n) FILTER (WHERE k.level = 'none'), 0) / any_value(t.sites) AS share_none,
        coalesce(sum(k.n) FILTER (WHERE k.level = 'unknown'), 0) / any_value(t.sites) AS share_unknown,
@@ -577,10 +581,10 @@ GROUP BY k.snapshot_date, k.grp;
 
 -- ai_crawler_blocking_by_purpose: the roll-up (above) by the catalogue's purpose.
 CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS
-SELECT snapshot_date, grp AS purpose, agents, sites, share_full, share_partial, share_none, share_unknown, share_any_full
+SELECT snapshot_date, grp AS purpose, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(false);
 
 -- ai_crawler_blocking_by_operator: the roll-up (above) by the catalogue's operator.
 CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS
-SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_partial, share_none, share_unknown, share_any_full
+SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(true);
