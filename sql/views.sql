@@ -221,8 +221,10 @@ CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller
 -- seller found there, and where the file was asked for (that night's request, or for a copy
 -- reused without one, the latest earlier night's): `at_spec_location` is true for the spec's
 -- https://<ad system>/sellers.json, false for a location (data/sellers-locations.tsv,
--- --sellers-location). The records checkable only thanks to a location are `checkable` where
--- `NOT at_spec_location`.
+-- --sellers-location), NULL when no request for it is known in the roots read (a copy reused
+-- since a night they do not hold): then it is at neither. The records checkable only thanks to a
+-- location are `checkable` where `NOT at_spec_location`; those checkable at the spec's location,
+-- where `at_spec_location`.
 CREATE OR REPLACE VIEW ad_system_coverage AS
 WITH requests AS (
   SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
