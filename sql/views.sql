@@ -493,7 +493,8 @@ WITH cat AS (
 ), nights AS (
   SELECT snapshot_date, count(*) AS sites FROM agent_sites GROUP BY ALL
 ), counts AS (
-  SELECT c.snapshot_date, c.user_agent, s.blocked, s.via, count(*) AS n FROM cat c JOIN agent_sites s ON s.snapshot_date = c.snapshot_date GROUP BY ALL
+  SELECT c.snapshot_date, c.user_agent, s.blocked, s.via, s.n
+  FROM cat c JOIN (SELECT snapshot_date, blocked, via, count(*) AS n FROM agent_sites GROUP BY ALL) s ON s.snapshot_date = c.snapshot_date
   UNION ALL SELECT snapshot_date, user_agent, star_blocked, star_via, -count(*) FROM own GROUP BY ALL
   UNION ALL SELECT snapshot_date, user_agent, blocked, via, count(*) FROM own GROUP BY ALL
 )
@@ -559,8 +560,9 @@ WITH cat AS (
          g.agents
   FROM own o JOIN groups g ON g.snapshot_date = o.snapshot_date AND g.grp = o.grp
 ), counts AS (
-  SELECT g.snapshot_date, g.grp, s.blocked AS level, s.blocked = 'full' AS any_full, count(*) AS n
-  FROM groups g JOIN agent_sites s ON s.snapshot_date = g.snapshot_date GROUP BY ALL
+  -- Every site starts at its '*' answer for every group (counted once per night, then per group).
+  SELECT g.snapshot_date, g.grp, s.blocked AS level, s.blocked = 'full' AS any_full, s.n
+  FROM groups g JOIN (SELECT snapshot_date, blocked, count(*) AS n FROM agent_sites GROUP BY ALL) s ON s.snapshot_date = g.snapshot_date
   UNION ALL SELECT snapshot_date, grp, star_blocked, star_blocked = 'full', -count(*) FROM moved GROUP BY ALL
   UNION ALL
   SELECT snapshot_date, grp, CASE WHEN n_full = agents THEN 'full' WHEN n_full > 0 THEN 'some_full' WHEN n_none = agents THEN 'none' ELSE 'partial' END,
