@@ -464,7 +464,11 @@ CREATE OR REPLACE VIEW agent_sites AS
 SELECT a.snapshot_date, a.host, f.status AS robots_status, f.http_status AS robots_http_status,
        CASE WHEN adsnap_robots_unseen(f.status, f.http_status) THEN 'unknown' ELSE a.blocked END AS blocked, a.via
 FROM robots_agent_access a
-JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host AND f.file_kind = 'robots.txt' AND f.via = 'root'
+JOIN (
+  -- One robots.txt row per night and site (as the semi-join this replaces: a row never doubles).
+  SELECT snapshot_date, subject, status, http_status FROM files WHERE file_kind = 'robots.txt' AND via = 'root'
+  QUALIFY row_number() OVER (PARTITION BY snapshot_date, subject ORDER BY status, http_status) = 1
+) f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host
 WHERE a.user_agent = '*';
 
 -- agent_access: one row per night, site and catalogue agent (the product, read lazily: filter it).
