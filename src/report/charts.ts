@@ -20,7 +20,8 @@ const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sa
  */
 export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Record<string, unknown>[]): TopLevelSpec {
   const values = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)])));
-  const percent = chart.percent ? { format: '.0%' } : {};
+  const measured = chart.kind === 'hbar' ? chart.x : chart.y;
+  const percent = valueAxis(chart, values.map((r) => r[measured]));
   const temporal = chart.kind === 'line' || (chart.kind === 'stacked' && /date/.test(chart.x));
   const config = {
     font: FONT,
@@ -36,7 +37,7 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
   // columns are series named after the column.
   const seriesField = chart.fold ? 'series' : chart.color;
   const color = seriesField ? { color: { field: seriesField, type: 'nominal' as const, title: seriesField.replace(/_/g, ' '), sort: null } } : {};
-  const fold = chart.fold ? { transform: [{ fold: chart.fold, as: ['series', chart.y] as [string, string] }] } : {};
+  const fold = chart.fold ? { transform: [{ fold: chart.fold, as: ['series', measured] as [string, string] }] } : {};
   switch (chart.kind) {
     case 'line':
       return {
@@ -46,7 +47,7 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
         mark: { type: 'line', point: true },
         encoding: {
           x: { field: chart.x, type: 'temporal', timeUnit: 'utcyearmonthdate', scale: { type: 'utc' }, title: chart.xTitle, axis: DAY_AXIS },
-          y: { field: chart.y, type: 'quantitative', title: chart.yTitle, axis: percent },
+          y: { field: chart.y, type: 'quantitative', title: chart.yTitle, ...percent },
           ...color,
         },
       } as TopLevelSpec;
@@ -57,7 +58,7 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
         mark: { type: 'bar' },
         encoding: {
           x: { field: chart.x, type: 'nominal', title: chart.xTitle, sort: '-y', axis: { labelAngle: -30, labelLimit: 160 } },
-          y: { field: chart.y, type: 'quantitative', title: chart.yTitle, axis: percent },
+          y: { field: chart.y, type: 'quantitative', title: chart.yTitle, ...percent },
           ...color,
         },
       } as TopLevelSpec;
@@ -65,10 +66,11 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
       return {
         ...base,
         height: { step: 16 },
+        ...fold,
         mark: { type: 'bar' },
         encoding: {
           y: { field: chart.y, type: 'nominal', title: chart.yTitle, sort: '-x', axis: { labelLimit: 220 } },
-          x: { field: chart.x, type: 'quantitative', title: chart.xTitle, axis: percent },
+          x: { field: chart.x, type: 'quantitative', title: chart.xTitle, ...percent },
           ...color,
         },
       } as TopLevelSpec;
@@ -86,6 +88,17 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
         },
       } as TopLevelSpec;
   }
+}
+
+/**
+ * The measured axis: shares in percent; counts as whole numbers with thousands separators, never
+ * a tick between two integers (an axis of 0.2, 0.4… records, or six ticks all reading 0.000000
+ * when every value is 0: then the scale runs 0 to 1, and the bars are visibly empty).
+ */
+function valueAxis(chart: ChartSpec, values: unknown[]): { axis: Record<string, unknown>; scale?: Record<string, unknown> } {
+  if (chart.percent) return { axis: { format: '.0%' } };
+  const allZero = values.length > 0 && values.every((v) => v === 0 || v === null);
+  return { axis: { format: ',d', tickMinStep: 1 }, ...(allZero ? { scale: { domain: [0, 1] } } : {}) };
 }
 
 /** Renders a Vega-Lite spec to an SVG document string. */

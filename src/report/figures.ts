@@ -40,6 +40,11 @@ export interface ChartSpec {
    * table, not a legend.
    */
   top?: { field: string; n: number };
+  /**
+   * The chart draws only the rows with a value above 0 in one of `anyOf` (before `top`); the page
+   * says how many rows it left out and `why`. The table, the CSV and report.json keep every row.
+   */
+  only?: { anyOf: string[]; why: string };
 }
 
 export interface FigureDef {
@@ -53,6 +58,11 @@ export interface FigureDef {
   series?: boolean;
   /** Rows shown in the page's table (all rows go to report.json and the CSV). */
   tableRows?: number;
+  /**
+   * Per share column, the columns of its numerator and denominator: the page shows the share as
+   * "41.0% (170 of 415)" (page.ts). A share column without an entry is shown as a percentage.
+   */
+  shareOf?: Record<string, readonly [numerator: string, denominator: string]>;
 }
 
 export interface SectionDef {
@@ -200,6 +210,7 @@ FROM (
   ) GROUP BY ALL
 ) ORDER BY snapshot_date, first_rank`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'valid_share', color: 'rank_bucket', xTitle: 'Snapshot date', yTitle: 'Sites with a valid ads.txt (% of bucket)', percent: true },
+        shareOf: { served_share: ['served', 'sites'], valid_share: ['valid', 'sites'], placeholder_share: ['placeholder', 'sites'] },
       },
       {
         key: 'adoption.app_ads_txt_by_store',
@@ -217,6 +228,7 @@ FROM (
   WHERE in_window(a.snapshot_date) GROUP BY ALL
 ) ORDER BY snapshot_date, apps DESC, store`,
         chart: { kind: 'bar', x: 'store', y: 'valid_share', xTitle: 'Store', yTitle: 'Apps with a valid app-ads.txt (% of apps)', percent: true },
+        shareOf: { served_share: ['served', 'apps'], valid_share: ['valid', 'apps'] },
       },
     ],
   },
@@ -245,6 +257,7 @@ FROM served s CROSS JOIN names n
 LEFT JOIN declared d ON d.snapshot_date = s.snapshot_date AND d.subject = s.subject AND d.file_kind = s.file_kind AND d.name = n.name
 GROUP BY ALL ORDER BY s.snapshot_date, s.file_group, n.name`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'share', color: 'name', xTitle: 'Snapshot date', yTitle: 'Served files declaring it (%)', percent: true },
+        shareOf: { share: ['files_declaring', 'files_served'] },
       },
       {
         key: 'variables.managerdomain_countries',
@@ -308,6 +321,7 @@ FROM (
   FROM seller_match WHERE ${LATEST} GROUP BY ALL
 ) ORDER BY records DESC, ad_system_domain LIMIT 25`,
         chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
+        shareOf: { missing_share: ['missing', 'checkable'] },
       },
       {
         key: 'consistency.sellers_location_effect',
@@ -327,6 +341,7 @@ SELECT * FROM (
   SELECT 'with the locations table', records, with_locations, round(with_locations / nullif(records, 0), 4), ad_systems_at_a_location FROM t
 ) WHERE records > 0 ORDER BY checkable, reading`,
         chart: { kind: 'bar', x: 'reading', y: 'checkable', xTitle: 'Where sellers.json was asked', yTitle: 'Records checkable against sellers.json' },
+        shareOf: { checkable_share: ['checkable', 'records'] },
       },
       {
         key: 'consistency.sellers_location',
@@ -351,6 +366,7 @@ FROM (
   ${consistencyNightsSql(VIEWED)}
 ) ORDER BY snapshot_date`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'missing_share', xTitle: 'Snapshot date', yTitle: 'Checkable records with a missing seller id (%)', percent: true },
+        shareOf: { missing_share: ['missing', 'checkable'] },
       },
     ],
   },
@@ -442,7 +458,13 @@ ${poolingNightsSql(VIEWED)}
   share_full_by_name, share_full_through_star, share_partial_by_name, share_partial_through_star, share_unreachable, share_absent
 FROM ai_crawler_blocking WHERE ${LATEST}
 ORDER BY share_full DESC, share_partial DESC, user_agent`,
-        chart: { kind: 'hbar', x: 'share_full', y: 'user_agent', xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+        // Drawn: the crawlers some site names, fully blocked by name and through '*' apart. A crawler no site names is blocked only by
+        // the '*' groups, the same share for every one of them: one bar each would be a wall of identical bars (the table has them).
+        chart: {
+          kind: 'hbar', x: 'share', y: 'user_agent', fold: ['share_full_by_name', 'share_full_through_star'], xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true,
+          only: { anyOf: ['share_full_by_name', 'share_partial_by_name'], why: "no site's robots.txt names these crawlers, so only the '*' groups decide for them and their shares are the same (in the table)" },
+          top: { field: 'user_agent', n: 30 },
+        },
       },
       {
         key: 'robots.access',
