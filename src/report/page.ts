@@ -17,6 +17,10 @@ export interface PageInput {
   sections: { key: string; title: string; intro: string; figures: FigureResult[] }[];
 }
 
+/** The methods line on the CSVs (text/csv.ts): their cells come from the web. */
+export const CSV_NOTE =
+  "The CSVs are safe to open in a spreadsheet: a text cell that starts with =, +, -, @, a tab or a carriage return and is not a number (a seller name, a seller id, a domain as a file wrote it) is written with a leading ' and quoted, so that it shows as text instead of running as a formula (OWASP, CSV Injection). Numbers are written as they are. report.json and adsnap sql keep every value exactly as published.";
+
 /** Rows shown per table on the page; every row is in the CSV and report.json. */
 const TABLE_ROWS = 30;
 
@@ -72,7 +76,8 @@ export function renderPage(p: PageInput): string {
     for (const f of s.figures) parts.push(figureHtml(f));
     parts.push(`</section>`);
   }
-  parts.push(`</main><footer><p class="meta">To reproduce a figure: <code>adsnap sql ROOT… -c "…"</code> with the statements of <code>report.json</code>'s <code>setup_sql</code> first, then the figure's SQL.</p></footer></body></html>\n`);
+  parts.push(`</main><footer><p class="meta">To reproduce a figure: <code>adsnap sql ROOT… -c "…"</code> with the statements of <code>report.json</code>'s <code>setup_sql</code> first, then the figure's SQL.</p>`);
+  parts.push(`<p class="meta">${esc(CSV_NOTE)}</p></footer></body></html>\n`);
   return parts.join('\n');
 }
 
