@@ -18,7 +18,7 @@ describe('report provenance (src/report/provenance.ts)', () => {
   it('the banner names the nights when only some are affected, and is absent when none is', () => {
     expect(simulatedBanner([], 3)).toBeNull();
     const some = simulatedBanner([{ night: '2026-11-21', reasons: ['--allow-addresses 127.0.0.0/8'] }], 3)!;
-    expect(some).toMatch(/^Not the public web\. 1 of 3 nights \(2026-11-21\) were crawled with the address guard's exemptions \(--allow-addresses 127\.0\.0\.0\/8\)/);
+    expect(some).toMatch(/^Not the public web\. 1 of 3 nights \(2026-11-21\) was crawled with the address guard's exemptions \(--allow-addresses 127\.0\.0\.0\/8\)/);
     const one = simulatedBanner([{ night: '2026-11-21', reasons: ['--connect-to a', '--connect-to b', '--connect-to c', '--connect-to d'] }], 1)!;
     expect(one).toContain('This night was crawled with the address guard\'s exemptions (--connect-to a, --connect-to b, --connect-to c and 1 more)');
   });

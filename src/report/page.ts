@@ -108,14 +108,30 @@ function inlineSvg(svg: string, title: string): string {
 function cell(f: FigureResult, column: string, row: Row): string {
   const v = row[column] ?? null;
   if (v === null) return '<td></td>';
-  if (typeof v === 'number') return `<td class="n">${isShareColumn(column) ? shareText(v, f.shareOf?.[column], row) : numberText(v)}</td>`;
+  const interval = ciText(column, v);
+  if (interval) return `<td class="n">${interval}</td>`;
+  if (typeof v === 'number') return `<td class="n">${isShare(column, row) ? shareText(v, f.shareOf?.[column] ?? headlineOf(column, row), row) : numberText(v)}</td>`;
   if (typeof v === 'boolean') return `<td>${v ? 'yes' : 'no'}</td>`;
   return `<td>${esc(typeof v === 'string' ? v : JSON.stringify(v))}</td>`;
 }
 
-/** A share column holds a fraction in [0, 1] (figures.ts names them `share` or `…_share`): shown in percent. */
-function isShareColumn(column: string): boolean {
-  return column === 'share' || column.endsWith('_share') || column.startsWith('share_');
+/**
+ * A share column holds a fraction in [0, 1] (figures.ts names them `share`, `…_share` or
+ * `share_…`): shown in percent. So is a headline figure's `value` when the row has a denominator
+ * (report.json's headline rows: value, n, denominator, ci95; a count has no denominator).
+ */
+function isShare(column: string, row: Row): boolean {
+  return column === 'share' || column.endsWith('_share') || column.startsWith('share_') || headlineOf(column, row) !== undefined;
+}
+
+function headlineOf(column: string, row: Row): readonly [string, string] | undefined {
+  return column === 'value' && typeof row.denominator === 'number' && typeof row.n === 'number' ? ['n', 'denominator'] : undefined;
+}
+
+/** A Wilson interval column (`ci95`: [low, high] shares) as "39.6–42.4%". */
+function ciText(column: string, v: unknown): string | null {
+  if (column !== 'ci95' || !Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number')) return null;
+  return `${((v[0] as number) * 100).toFixed(1)}–${((v[1] as number) * 100).toFixed(1)}%`;
 }
 
 /** Thousands separators; at most 4 decimals for what is not a whole number. */

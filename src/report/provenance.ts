@@ -56,7 +56,7 @@ export function exemptions(network: Record<string, unknown> | null): string[] {
 /** The banner's sentence for the page (page.ts) and report.json. */
 export function simulatedBanner(s: readonly SimulatedNight[], allNights: number): string | null {
   if (s.length === 0) return null;
-  const which = s.length === allNights ? (allNights === 1 ? 'This night was' : `All ${allNights} nights were`) : `${s.length} of ${allNights} nights (${s.map((x) => x.night).join(', ')}) were`;
+  const which = s.length === allNights ? (allNights === 1 ? 'This night was' : `All ${allNights} nights were`) : `${s.length} of ${allNights} nights (${s.map((x) => x.night).join(', ')}) ${s.length === 1 ? 'was' : 'were'}`;
   const how = [...new Set(s.flatMap((x) => x.reasons))];
   const shown = how.slice(0, 3).join(', ') + (how.length > 3 ? ` and ${how.length - 3} more` : '');
   return `Not the public web. ${which} crawled with the address guard's exemptions (${shown}): from the simulated web of adsnap demo / adsnap simweb or another private network. These figures describe that web and must not be cited as a measurement of the internet.`;

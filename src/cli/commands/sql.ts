@@ -34,7 +34,7 @@ one complete run (a manifest in ROOT/_runs).
                      json: one array of objects; ndjson: one object per line.
                      BIGINT as a number when exact, else a string; dates YYYY-MM-DD; timestamps
                      ISO 8601 (UTC, Z); lists as JSON arrays. In table, control characters and
-                     escape sequences in values are shown (\x1b, \u202e), not sent to the terminal.
+                     escape sequences in values are shown (\\x1b, \\u202e), not sent to the terminal.
   --spreadsheet-safe with csv, for a spreadsheet: a text cell starting with = + - @, a tab or a
                      carriage return that is not a number gets a leading ' and is quoted, so the
                      spreadsheet shows it instead of running it as a formula (the report's CSVs
