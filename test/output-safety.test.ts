@@ -101,10 +101,12 @@ describe('the report over a sellers.json that writes formulas, markup and escape
     }
   });
 
-  it('the page shows the markup name as text', async () => {
+  it('the page shows the markup name as text, and the escape sequences as escapes', async () => {
     const html = await readFile(path.join(reportDir, 'index.html'), 'utf8');
     expect(html).toContain('&lt;script&gt;alert(&#39;pool&#39;)&lt;/script&gt;');
     expect(html).not.toMatch(/<script/i);
+    expect(html).toContain(`<td>${ANSI_SHOWN}</td>`);
+    expect(html).not.toContain(ESC);
   });
 
   it('the Parquet tables keep the exact text', async () => {

@@ -7,6 +7,7 @@
  */
 import { parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { visible } from '../text/visible.js';
 import type { ChartSpec } from './figures.js';
 
 const WIDTH = 560;
@@ -111,8 +112,9 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-/** Dates come from DuckDB as JS Dates or strings; Vega wants ISO text and plain numbers. */
+/** Dates come from DuckDB as JS Dates or strings; Vega wants ISO text and plain numbers. Labels from the web show their control characters (text/visible.ts); Vega escapes their markup. */
 function plain(v: unknown): unknown {
+  if (typeof v === 'string') return visible(v);
   if (v instanceof Date) return v.toISOString().slice(0, 10);
   if (typeof v === 'bigint') return Number(v);
   return v;

@@ -4,6 +4,7 @@
  * opens offline, prints (figures are not split across pages) and reads on a phone (charts and
  * tables scroll or scale within the screen's width).
  */
+import { visible } from '../text/visible.js';
 import type { FigureResult, Row } from './index.js';
 
 export interface PageInput {
@@ -112,7 +113,8 @@ function cell(f: FigureResult, column: string, row: Row): string {
   if (interval) return `<td class="n">${interval}</td>`;
   if (typeof v === 'number') return `<td class="n">${isShare(column, row) ? shareText(v, f.shareOf?.[column] ?? headlineOf(column, row), row) : numberText(v)}</td>`;
   if (typeof v === 'boolean') return `<td>${v ? 'yes' : 'no'}</td>`;
-  return `<td>${esc(typeof v === 'string' ? v : JSON.stringify(v))}</td>`;
+  // Text from the web: markup escaped, control characters and escape sequences shown (text/visible.ts).
+  return `<td>${esc(visible(typeof v === 'string' ? v : JSON.stringify(v)))}</td>`;
 }
 
 /**
