@@ -467,6 +467,13 @@ describe('what is missing is said', () => {
     const html = readFileSync(r.index, 'utf8');
     expect(html).toContain('class="missing"');
     expect(html).toContain('One night: the line over time needs two or more');
+    // Stacked bars over time are one bar on one night: a note instead, as for the lines.
+    const overTime = j.sections.flatMap((s) => s.figures).filter((f) => ['ad_systems.relationship', 'quality.obtained'].includes(f.key));
+    expect(overTime.map((f) => [f.key, f.note, f.rows.length > 0])).toEqual([
+      ['ad_systems.relationship', 'One night: the bars over time need two or more nights (the table has the figures).', true],
+      ['quality.obtained', 'One night: the bars over time need two or more nights (the table has the figures).', true],
+    ]);
+    for (const key of ['ad_systems.relationship', 'quality.obtained']) expect(html.match(new RegExp(`<figure id="${key.replace('.', '\\.')}"[\\s\\S]*?</figure>`))![0], key).not.toContain('<svg');
   });
 
   it('a window with no night, an empty root, and a CLI error for a root that does not exist and for bad dates', async () => {

@@ -189,7 +189,8 @@ async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: Figu
   if (f.chart && rows.length > 0) {
     // A line over one night is a dot: say so and show the table.
     const drawn = chartRows(f.chart, rows);
-    if (f.chart.kind === 'line' && nights < 2) note = 'One night: the line over time needs two or more nights (the table has the figures).';
+    // A chart over time (snapshot dates on x) of one night is a dot or a single bar: say so and show the table.
+    if (f.chart.x === 'snapshot_date' && nights < 2) note = `One night: the ${f.chart.kind === 'line' ? 'line' : 'bars'} over time need${f.chart.kind === 'line' ? 's' : ''} two or more nights (the table has the figures).`;
     else if (drawn.length === 0) note = `Nothing to chart: ${f.chart.only?.why ?? 'no row to draw'}.`;
     else {
       svg = await renderSvg(vegaLiteSpec(f.chart, f.title, drawn));
