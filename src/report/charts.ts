@@ -37,7 +37,8 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
   // Series in the order the query gives them (rank buckets by rank, not alphabetically); folded
   // columns are series named after the column.
   const seriesField = chart.fold ? 'series' : chart.color;
-  const color = seriesField ? { color: { field: seriesField, type: 'nominal' as const, title: seriesField.replace(/_/g, ' '), sort: null } } : {};
+  const palette = chart.colors && chart.color ? fixedColors(chart.colors, new Set(values.map((r) => r[chart.color!]))) : {};
+  const color = seriesField ? { color: { field: seriesField, type: 'nominal' as const, title: seriesField.replace(/_/g, ' '), sort: null, ...palette } } : {};
   const fold = chart.fold ? { transform: [{ fold: chart.fold, as: ['series', measured] as [string, string] }] } : {};
   switch (chart.kind) {
     case 'line':
@@ -100,6 +101,12 @@ function valueAxis(chart: ChartSpec, values: unknown[]): { axis: Record<string, 
   if (chart.percent) return { axis: { format: '.0%' } };
   const allZero = values.length > 0 && values.every((v) => v === 0 || v === null);
   return { axis: { format: ',d', tickMinStep: 1 }, ...(allZero ? { scale: { domain: [0, 1] } } : {}) };
+}
+
+/** A colour scale of the values present, in the order and colours given (a legend lists only what is drawn). */
+function fixedColors(colors: Record<string, string>, present: Set<unknown>): { scale: { domain: string[]; range: string[] } } {
+  const kept = Object.entries(colors).filter(([v]) => present.has(v));
+  return { scale: { domain: kept.map(([v]) => v), range: kept.map(([, c]) => c) } };
 }
 
 /** Renders a Vega-Lite spec to an SVG document string. */

@@ -41,10 +41,13 @@ export interface ChartSpec {
    */
   top?: { field: string; n: number };
   /**
-   * The chart draws only the rows with a value above 0 in one of `anyOf` (before `top`); the page
-   * says how many rows it left out and `why`. The table, the CSV and report.json keep every row.
+   * The chart draws only the rows `keep` accepts (before `top`); with `per`, every row of a value
+   * of that field one of whose rows it accepts. The page says how many `unit` (rows, or values of
+   * `per`) it left out and `why`. The table, the CSV and report.json keep every row.
    */
-  only?: { anyOf: string[]; why: string };
+  only?: { keep: (row: Readonly<Record<string, unknown>>) => boolean; per?: string; unit: string; why: string };
+  /** Fixed colours of the `color` field's values, in legend order (a value not listed gets none: list them all). */
+  colors?: Record<string, string>;
 }
 
 export interface FigureDef {
@@ -183,6 +186,12 @@ export function ctvAppSql(a: string): string {
 }
 const CTV_ABOUT =
   "CTV apps: Roku and LG (webOS TV) listings, and Samsung listings at samsung.com/<cc>/appstore/app/ (Samsung's TV store; galaxystore.samsung.com is the Galaxy Store for phones). Amazon, Apple and Microsoft listings are not counted as CTV: their URLs are the same for Fire TV, tvOS and Xbox apps as for the others, so adsnap cannot tell.";
+
+/** Chart filter of the AI-crawler figures: a crawler some robots.txt names (fully or partly, by its own group). */
+const namedByASite = (r: Readonly<Record<string, unknown>>): boolean => Number(r.share_full_by_name ?? 0) > 0 || Number(r.share_partial_by_name ?? 0) > 0;
+const NAMED_BY_NO_SITE = "no site's robots.txt names them, so only the '*' groups decide for them and every one of them has the same shares (see the table)";
+/** Blocked levels in the order read (most blocked first), red to grey; 'unknown' (robots.txt not seen) grey. */
+const BLOCKED_COLORS: Record<string, string> = { full: '#b91c1c', partial: '#f59e0b', none: '#d1d5db', unknown: '#6b7280' };
 
 export const SECTIONS: SectionDef[] = [
   {
@@ -453,7 +462,7 @@ ${poolingNightsSql(VIEWED)}
         key: 'robots.agents',
         title: 'Sites blocking each crawler, fully or partly, by name or through * (latest night)',
         about:
-          "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly or not at all (these add up to 1), fully and partly by name or through '*', and the shares whose robots.txt was unreachable (full) or absent (none). The chart shows the 30 agents blocked fully by most sites.",
+          "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly or not at all (these add up to 1), fully and partly by name or through '*', and the shares whose robots.txt was unreachable (full) or absent (none). The chart draws the crawlers some robots.txt names (at most 30), their full share by name and through '*' apart; the others, decided by '*' alone, share one set of figures (the table).",
         sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none,
   share_full_by_name, share_full_through_star, share_partial_by_name, share_partial_through_star, share_unreachable, share_absent
 FROM ai_crawler_blocking WHERE ${LATEST}
@@ -462,7 +471,7 @@ ORDER BY share_full DESC, share_partial DESC, user_agent`,
         // the '*' groups, the same share for every one of them: one bar each would be a wall of identical bars (the table has them).
         chart: {
           kind: 'hbar', x: 'share', y: 'user_agent', fold: ['share_full_by_name', 'share_full_through_star'], xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true,
-          only: { anyOf: ['share_full_by_name', 'share_partial_by_name'], why: "no site's robots.txt names these crawlers, so only the '*' groups decide for them and their shares are the same (in the table)" },
+          only: { keep: namedByASite, unit: 'crawlers', why: NAMED_BY_NO_SITE },
           top: { field: 'user_agent', n: 30 },
         },
       },
@@ -470,13 +479,17 @@ ORDER BY share_full DESC, share_partial DESC, user_agent`,
         key: 'robots.access',
         title: 'How each crawler is answered: blocked level and way (latest night)',
         about:
-          "View agent_access_shares: per catalogue agent, blocked level (full, partial, none) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites.",
+          "View agent_access_shares: per catalogue agent, blocked level (full, partial, none) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the crawlers some robots.txt names (at most 30, most blocked first).",
         sql: `SELECT s.user_agent, s.operator, s.purpose, s.blocked, s.via, s.sites, s.share
 FROM agent_access_shares s
 JOIN ai_crawler_blocking b ON b.snapshot_date = s.snapshot_date AND b.user_agent = s.user_agent
 WHERE s.${LATEST}
 ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 ELSE 2 END, s.via`,
-        chart: { kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+        chart: {
+          kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 },
+          only: { keep: (r) => r.via === 'own_group', per: 'user_agent', unit: 'crawlers', why: NAMED_BY_NO_SITE },
+          colors: BLOCKED_COLORS,
+        },
       },
       {
         key: 'robots.agents_over_time',

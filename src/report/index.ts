@@ -194,20 +194,34 @@ async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: Figu
     else if (drawn.length === 0) note = `Nothing to chart: ${f.chart.only?.why ?? 'no row to draw'}.`;
     else {
       svg = await renderSvg(vegaLiteSpec(f.chart, f.title, drawn));
-      const left = rows.length - rows.filter((r) => drawnByOnly(f.chart!, r)).length;
-      if (left > 0) note = `The chart leaves out ${left.toLocaleString('en-US')} of ${rows.length.toLocaleString('en-US')} rows: ${f.chart.only!.why}.`;
+      note = leftOutNote(f.chart, rows);
     }
   }
   return { ...base, columns, rows, note, csv: toCsv(columns, rows), svg };
 }
 
-function drawnByOnly(chart: ChartSpec, r: Row): boolean {
-  return !chart.only || chart.only.anyOf.some((c) => typeof r[c] === 'number' && (r[c] as number) > 0);
+/** The rows `chart.only` keeps: those it accepts, or with `per` every row of a value one of whose rows it accepts. */
+function onlyRows(chart: ChartSpec, rows: Row[]): Row[] {
+  const only = chart.only;
+  if (!only) return rows;
+  if (!only.per) return rows.filter(only.keep);
+  const per = only.per;
+  const kept = new Set(rows.filter(only.keep).map((r) => JSON.stringify(r[per] ?? null)));
+  return rows.filter((r) => kept.has(JSON.stringify(r[per] ?? null)));
+}
+
+/** What `chart.only` left out, said under the chart; null when nothing. */
+function leftOutNote(chart: ChartSpec, rows: Row[]): string | null {
+  if (!chart.only) return null;
+  const count = (rs: Row[]) => (chart.only!.per ? new Set(rs.map((r) => JSON.stringify(r[chart.only!.per!] ?? null))).size : rs.length);
+  const all = count(rows);
+  const left = all - count(onlyRows(chart, rows));
+  return left > 0 ? `The chart leaves out ${left.toLocaleString('en-US')} of ${all.toLocaleString('en-US')} ${chart.only.unit}: ${chart.only.why}.` : null;
 }
 
 /** The rows a chart draws: those `only` keeps, then those whose `top.field` is one of the first `top.n` values of it in row order. */
 function chartRows(chart: ChartSpec, all: Row[]): Row[] {
-  const rows = all.filter((r) => drawnByOnly(chart, r));
+  const rows = onlyRows(chart, all);
   const top = chart.top;
   if (!top) return rows;
   const kept = new Set<string>();
