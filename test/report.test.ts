@@ -482,6 +482,12 @@ describe('what is missing is said', () => {
     expect(r.nights).toEqual([]);
     const j = JSON.parse(readFileSync(r.json, 'utf8')) as ReportJson;
     expect(j.missing).toEqual(['No night between 2027-01-01 and the last: the roots hold 2026-11-20 to 2026-11-22.']);
+    // No CSV is empty: a figure whose columns DuckDB can give has its header line, one that cannot be prepared without a night has no file.
+    for (const f of j.sections.flatMap((x) => x.figures)) {
+      const file = path.join(dir, `${f.key}.csv`);
+      if (f.columns.length > 0) expect(readFileSync(file, 'utf8'), f.key).toBe(`${f.columns.join(',')}\r\n`);
+      else expect(existsSync(file), f.key).toBe(false);
+    }
     expect(readFileSync(r.index, 'utf8')).not.toContain('<svg');
     const bad = await runCli(['report', out, '--out', dir, '--from', '2026-13-01']);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--from must be a calendar date')]);

@@ -5,11 +5,12 @@
  * rows by its stable key, with the SQL that made them) and one CSV per figure are written to the
  * output folder.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openSnapshotDb } from '../../pipelines/summary.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
-import { SECTIONS, setupSql, bucketLabels, type ChartSpec, type FigureDef, type ReportWindow } from './figures.js';
+import { SECTIONS, setupSql, bucketLabels, type FigureDef, type ReportWindow } from './figures.js';
+import { chartRows, leftOutNote } from './chart-rows.js';
 import { NO_NIGHT_SUMMARY, nightSummarySetupSql, viewedNightsSql } from './night-summary.js';
 import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
@@ -43,7 +44,8 @@ export interface FigureResult {
   rows: Row[];
   /** Why the figure has no chart or no rows, said on the page instead of an empty chart. */
   note: string | null;
-  csv: string;
+  /** The CSV's text; null when the figure's columns are not known (no night: nothing to run it on), and then no CSV is written. */
+  csv: string | null;
   /** The chart's SVG (index.html only; not in report.json). */
   svg: string | null;
   /** Share columns' numerator and denominator columns (FigureDef.shareOf; index.html only). */
@@ -125,7 +127,12 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       sections: sections.map((s) => ({ ...s, figures: s.figures.map(({ svg: _svg, csv: _csv, shareOf: _shareOf, ...f }) => f) })),
     };
     const figures = sections.flatMap((s) => s.figures);
-    for (const f of figures) await writeAtomic(path.join(o.outDir, `${f.key}.csv`), f.csv);
+    for (const f of figures) {
+      const file = path.join(o.outDir, `${f.key}.csv`);
+      // No CSV without columns, and none left over from an earlier report into the same folder.
+      if (f.csv === null) await rm(file, { force: true });
+      else await writeAtomic(file, f.csv);
+    }
     const jsonPath = path.join(o.outDir, 'report.json');
     await writeAtomic(jsonPath, JSON.stringify(json, null, 2) + '\n');
     const indexPath = path.join(o.outDir, 'index.html');
@@ -187,7 +194,6 @@ async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: Figu
   let note: string | null = rows.length === 0 ? 'No rows: nothing of this kind in the window.' : null;
   let svg: string | null = null;
   if (f.chart && rows.length > 0) {
-    // A line over one night is a dot: say so and show the table.
     const drawn = chartRows(f.chart, rows);
     // A chart over time (snapshot dates on x) of one night is a dot or a single bar: say so and show the table.
     if (f.chart.x === 'snapshot_date' && nights < 2) note = `One night: the ${f.chart.kind === 'line' ? 'line' : 'bars'} over time need${f.chart.kind === 'line' ? 's' : ''} two or more nights (the table has the figures).`;
@@ -200,38 +206,6 @@ async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: Figu
   return { ...base, columns, rows, note, csv: toCsv(columns, rows), svg };
 }
 
-/** The rows `chart.only` keeps: those it accepts, or with `per` every row of a value one of whose rows it accepts. */
-function onlyRows(chart: ChartSpec, rows: Row[]): Row[] {
-  const only = chart.only;
-  if (!only) return rows;
-  if (!only.per) return rows.filter(only.keep);
-  const per = only.per;
-  const kept = new Set(rows.filter(only.keep).map((r) => JSON.stringify(r[per] ?? null)));
-  return rows.filter((r) => kept.has(JSON.stringify(r[per] ?? null)));
-}
-
-/** What `chart.only` left out, said under the chart; null when nothing. */
-function leftOutNote(chart: ChartSpec, rows: Row[]): string | null {
-  if (!chart.only) return null;
-  const count = (rs: Row[]) => (chart.only!.per ? new Set(rs.map((r) => JSON.stringify(r[chart.only!.per!] ?? null))).size : rs.length);
-  const all = count(rows);
-  const left = all - count(onlyRows(chart, rows));
-  return left > 0 ? `The chart leaves out ${left.toLocaleString('en-US')} of ${all.toLocaleString('en-US')} ${chart.only.unit}: ${chart.only.why}.` : null;
-}
-
-/** The rows a chart draws: those `only` keeps, then those whose `top.field` is one of the first `top.n` values of it in row order. */
-function chartRows(chart: ChartSpec, all: Row[]): Row[] {
-  const rows = onlyRows(chart, all);
-  const top = chart.top;
-  if (!top) return rows;
-  const kept = new Set<string>();
-  for (const r of rows) {
-    const v = JSON.stringify(r[top.field] ?? null);
-    if (!kept.has(v) && kept.size < top.n) kept.add(v);
-  }
-  return rows.filter((r) => kept.has(JSON.stringify(r[top.field] ?? null)));
-}
-
 /**
  * A figure's CSV: RFC 4180 with a header line, and spreadsheet-safe (text/csv.ts): a text cell a
  * spreadsheet would run as a formula (sellers.json names, seller ids, domains as written: text
@@ -242,7 +216,7 @@ function toCsv(columns: string[], rows: Row[]): string {
 }
 
 function empty(base: Pick<FigureResult, 'key' | 'title' | 'about' | 'sql' | 'shareOf'>, columns: string[], note: string): FigureResult {
-  return { ...base, columns, rows: [], note, csv: toCsv(columns, []), svg: null };
+  return { ...base, columns, rows: [], note, csv: columns.length > 0 ? toCsv(columns, []) : null, svg: null };
 }
 
 /** The columns a figure's SQL would give, from DuckDB's prepared statement (nothing run); none when it cannot be prepared (no night: no window macros). */
