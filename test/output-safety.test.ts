@@ -10,7 +10,7 @@ import { useTempDirs } from './helpers/tmp.js';
 
 /**
  * Nothing a website writes runs in an analyst's tools. The fixture ad system adsystem-hostile.test
- * (data-samples/simweb-fixtures) lists a seller id `+POOL3`, names that a spreadsheet runs as
+ * (data-samples/simweb-fixtures, crawled from its hostile-domains.txt) lists a seller id `+POOL3`, names that a spreadsheet runs as
  * formulas, a markup name and a name with ANSI escape sequences; pool-site-1/2/3.test claim all
  * five DIRECT, so the report's pooling section lists them. The report's CSVs neutralise them (a
  * leading ' and the cell quoted), report.json and the Parquet tables keep them exactly, `adsnap sql
@@ -37,7 +37,7 @@ let report: ReportJson;
 beforeAll(async () => {
   web = await startSimweb({ hosts: 1, fixturesDir: fixtures, hostile: false });
   out = tempDir();
-  const r = await runCli(['crawl', '--domains', path.join(fixtures, 'domains.txt'), '--out', out, '--snapshot-date', DATE, '--progress', 'none', ...web.connectArgs]);
+  const r = await runCli(['crawl', '--domains', path.join(fixtures, 'hostile-domains.txt'), '--out', out, '--snapshot-date', DATE, '--progress', 'none', ...web.connectArgs]);
   expect([r.code, r.stderr]).toEqual([0, '']);
   reportDir = path.join(tempDir(), 'report');
   await buildReport({ roots: [out], outDir: reportDir, now: new Date('2026-11-23T00:00:00Z') });
@@ -112,6 +112,7 @@ describe('the report over a sellers.json that writes formulas, markup and escape
   it('the Parquet tables keep the exact text', async () => {
     const db = await openSnapshotDb(out);
     try {
+      expect(await db.rows(`SELECT subject, status, records FROM files WHERE file_kind = 'sellers.json'`)).toEqual([{ subject: 'adsystem-hostile.test', status: 'ok', records: 5 }]);
       const rows = await db.rows(`SELECT seller_id, name FROM sellers WHERE ad_system_domain = 'adsystem-hostile.test' ORDER BY seller_id`);
       expect(Object.fromEntries(rows.map((r) => [r.seller_id, r.name]))).toEqual(HOSTILE);
     } finally {
