@@ -21,6 +21,11 @@ describe('the page writes numbers for people', () => {
 
   it('tiny and near-whole shares are not rounded to 0% or 100%', () => {
     expect([shareText(0.0001, undefined, {}), shareText(0.9999, undefined, {}), shareText(0, undefined, {}), shareText(1, undefined, {})]).toEqual(['<0.1%', '>99.9%', '0.0%', '100.0%']);
+    // With its counts, the percentage comes from them: 41,246 of 100,000 is 41.2%, though the share the SQL rounded to 0.4125 reads 41.3%.
+    expect(shareText(0.4125, undefined, {})).toBe('41.3%');
+    expect(shareText(0.4125, ['n', 'd'], { n: 41_246, d: 100_000 })).toBe('41.2% (41,246 of 100,000)');
+    // A 0 denominator gives no "of 0".
+    expect(shareText(0, ['n', 'd'], { n: 0, d: 0 })).toBe('0.0%');
   });
 
   it('headline rows: a share value with its n and denominator, the Wilson interval as a range, a count as a count', () => {

@@ -143,14 +143,18 @@ export function numberText(v: number): string {
 
 /**
  * A share as a percentage with one decimal, and its count out of its denominator when the figure
- * names both columns (FigureDef.shareOf): "41.0% (170 of 415)". A share above 0 that rounds to
+ * names both columns (FigureDef.shareOf) and the denominator is not 0: "41.0% (170 of 415)". A share above 0 that rounds to
  * 0.0% reads "<0.1%", one below 1 that rounds to 100.0% reads ">99.9%".
  */
 export function shareText(v: number, of: readonly [string, string] | undefined, row: Row): string {
-  const pct = v > 0 && v < 0.0005 ? '<0.1%' : v < 1 && v > 0.9995 ? '>99.9%' : `${(v * 100).toFixed(1)}%`;
-  if (!of) return pct;
-  const [n, d] = [row[of[0]], row[of[1]]];
-  return typeof n === 'number' && typeof d === 'number' ? `${pct} (${numberText(n)} of ${numberText(d)})` : pct;
+  const [n, d] = of ? [row[of[0]], row[of[1]]] : [null, null];
+  if (typeof n !== 'number' || typeof d !== 'number' || d <= 0) return percent(v);
+  // From the counts, not the share the SQL rounded to 4 decimals: one rounding, not two.
+  return `${percent(n / d)} (${numberText(n)} of ${numberText(d)})`;
+}
+
+function percent(v: number): string {
+  return v > 0 && v < 0.0005 ? '<0.1%' : v < 1 && v > 0.9995 ? '>99.9%' : `${(v * 100).toFixed(1)}%`;
 }
 
 function esc(s: string): string {
