@@ -582,7 +582,7 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
       for (const c of shares) if (c.text !== '') expect(c.text, `${c.key} ${c.column}`).toMatch(/^(\d{1,3}\.\d%|<0\.1%|>99\.9%)( \([\d,]+ of [\d,]+\))?$/);
       const adoption = figure('adoption.ads_txt_by_rank').rows[0]!;
       const served = shares.find((c) => c.key === 'adoption.ads_txt_by_rank' && c.column === 'served_share')!;
-      expect(served.text).toBe(`${(Number(adoption.served_share) * 100).toFixed(1)}% (${adoption.served} of ${adoption.sites})`);
+      expect(served.text).toBe(`${((100 * Number(adoption.served)) / Number(adoption.sites)).toFixed(1)}% (${adoption.served} of ${adoption.sites})`);
 
       // No table is cut at the right: each table box lies within the window, and a table wider than its box scrolls
       // inside it (and takes keyboard focus to do so). At least one table here is wider than the text column.
