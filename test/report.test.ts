@@ -442,6 +442,12 @@ describe('the page', () => {
       }
     }
     expect(charts).toBeGreaterThanOrEqual(14);
+    // The AI-crawler chart draws the crawlers a robots.txt names (GPTBot, on a.test), by name and through '*' apart, and says what it left out.
+    const agents = figures.find(([, key]) => key === 'robots.agents')![0];
+    expect(agents).toMatch(/<text[^>]*>by name<\/text>/);
+    expect(agents).toMatch(/<text[^>]*>GPTBot<\/text>/);
+    expect(agents).not.toMatch(/<text[^>]*>CCBot<\/text>/);
+    expect(agents).toMatch(/The chart leaves out \d+ of \d+ crawlers: no site&#39;s robots\.txt names them/);
   });
 });
 

@@ -38,7 +38,9 @@ export function vegaLiteSpec(chart: ChartSpec, title: string, rows: readonly Rec
   // columns are series named after the column.
   const seriesField = chart.fold ? 'series' : chart.color;
   const palette = chart.colors && chart.color ? fixedColors(chart.colors, new Set(values.map((r) => r[chart.color!]))) : {};
-  const color = seriesField ? { color: { field: seriesField, type: 'nominal' as const, title: seriesField.replace(/_/g, ' '), sort: null, ...palette } } : {};
+  const legend = chart.legend?.labels ? { legend: { labelExpr: `${JSON.stringify(chart.legend.labels)}[datum.label] || datum.label` } } : {};
+  const legendTitle = chart.legend?.title ?? seriesField?.replace(/_/g, ' ');
+  const color = seriesField ? { color: { field: seriesField, type: 'nominal' as const, title: legendTitle, sort: null, ...palette, ...legend } } : {};
   const fold = chart.fold ? { transform: [{ fold: chart.fold, as: ['series', measured] as [string, string] }] } : {};
   switch (chart.kind) {
     case 'line':

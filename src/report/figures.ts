@@ -46,6 +46,8 @@ export interface ChartSpec {
    * `per`) it left out and `why`. The table, the CSV and report.json keep every row.
    */
   only?: { keep: (row: Readonly<Record<string, unknown>>) => boolean; per?: string; unit: string; why: string };
+  /** The legend's title and the words for its values (a folded column's name, a code) where the raw value would not read well. */
+  legend?: { title: string; labels?: Record<string, string> };
   /** Fixed colours of the `color` field's values, in legend order (a value not listed gets none: list them all). */
   colors?: Record<string, string>;
 }
@@ -471,6 +473,7 @@ ORDER BY share_full DESC, share_partial DESC, user_agent`,
         // the '*' groups, the same share for every one of them: one bar each would be a wall of identical bars (the table has them).
         chart: {
           kind: 'hbar', x: 'share', y: 'user_agent', fold: ['share_full_by_name', 'share_full_through_star'], xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true,
+          legend: { title: 'Blocked fully', labels: { share_full_by_name: 'by name', share_full_through_star: "through '*'" } },
           only: { keep: namedByASite, unit: 'crawlers', why: NAMED_BY_NO_SITE },
           top: { field: 'user_agent', n: 30 },
         },
