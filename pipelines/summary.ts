@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { tables, type ColumnType, type TableName } from '../schemas/tables.js';
+import { visible } from '../src/text/visible.js';
 import { packageRoot } from '../src/util/package-root.js';
 
 /**
@@ -174,7 +175,8 @@ export async function summarizeSnapshot(outDir: string, snapshotDate: string): P
     }
     out.push('', 'top ad systems (subjects naming them):');
     for (const r of await db.rows(`SELECT ad_system_domain, count(DISTINCT subject) AS subjects, count(*) AS records FROM ads_records WHERE snapshot_date = ${d} GROUP BY 1 ORDER BY subjects DESC, 1 LIMIT 8`)) {
-      out.push(`  ${String(r.ad_system_domain).padEnd(28)} ${String(r.subjects).padStart(6)} subjects ${String(r.records).padStart(8)} records`);
+      // The ad system as the file wrote it: shown, never obeyed, on a terminal (text/visible.ts).
+      out.push(`  ${visible(String(r.ad_system_domain)).padEnd(28)} ${String(r.subjects).padStart(6)} subjects ${String(r.records).padStart(8)} records`);
     }
     out.push('', 'hops:');
     for (const r of await db.rows(`SELECT kind, outcome, coalesce(reason, '') AS reason, count(*) AS n FROM hops WHERE snapshot_date = ${d} GROUP BY ALL ORDER BY kind, outcome, n DESC`)) {

@@ -40,6 +40,16 @@ export interface ChartSpec {
    * table, not a legend.
    */
   top?: { field: string; n: number };
+  /**
+   * The chart draws only the rows `keep` accepts (before `top`); with `per`, every row of a value
+   * of that field one of whose rows it accepts. The page says how many `unit` (rows, or values of
+   * `per`) it left out and `why`. The table, the CSV and report.json keep every row.
+   */
+  only?: { keep: (row: Readonly<Record<string, unknown>>) => boolean; per?: string; unit: string; why: string };
+  /** The legend's title and the words for its values (a folded column's name, a code) where the raw value would not read well. */
+  legend?: { title: string; labels?: Record<string, string> };
+  /** Fixed colours of the `color` field's values, in legend order (a value not listed gets none: list them all). */
+  colors?: Record<string, string>;
 }
 
 export interface FigureDef {
@@ -53,6 +63,11 @@ export interface FigureDef {
   series?: boolean;
   /** Rows shown in the page's table (all rows go to report.json and the CSV). */
   tableRows?: number;
+  /**
+   * Per share column, the columns of its numerator and denominator: the page shows the share as
+   * "41.0% (170 of 415)" (page.ts). A share column without an entry is shown as a percentage.
+   */
+  shareOf?: Record<string, readonly [numerator: string, denominator: string]>;
 }
 
 export interface SectionDef {
@@ -174,6 +189,12 @@ export function ctvAppSql(a: string): string {
 const CTV_ABOUT =
   "CTV apps: Roku and LG (webOS TV) listings, and Samsung listings at samsung.com/<cc>/appstore/app/ (Samsung's TV store; galaxystore.samsung.com is the Galaxy Store for phones). Amazon, Apple and Microsoft listings are not counted as CTV: their URLs are the same for Fire TV, tvOS and Xbox apps as for the others, so adsnap cannot tell.";
 
+/** Chart filter of the AI-crawler figures: a crawler some robots.txt names (fully or partly, by its own group). */
+const namedByASite = (r: Readonly<Record<string, unknown>>): boolean => Number(r.share_full_by_name ?? 0) > 0 || Number(r.share_partial_by_name ?? 0) > 0;
+const NAMED_BY_NO_SITE = "no site's robots.txt names them, so only the '*' groups decide for them and every one of them has the same shares (see the table)";
+/** Blocked levels in the order read (most blocked first), red to grey; 'unknown' (robots.txt not seen) grey. */
+const BLOCKED_COLORS: Record<string, string> = { full: '#b91c1c', partial: '#f59e0b', none: '#d1d5db', unknown: '#6b7280' };
+
 export const SECTIONS: SectionDef[] = [
   {
     key: 'adoption',
@@ -200,6 +221,7 @@ FROM (
   ) GROUP BY ALL
 ) ORDER BY snapshot_date, first_rank`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'valid_share', color: 'rank_bucket', xTitle: 'Snapshot date', yTitle: 'Sites with a valid ads.txt (% of bucket)', percent: true },
+        shareOf: { served_share: ['served', 'sites'], valid_share: ['valid', 'sites'], placeholder_share: ['placeholder', 'sites'] },
       },
       {
         key: 'adoption.app_ads_txt_by_store',
@@ -217,6 +239,7 @@ FROM (
   WHERE in_window(a.snapshot_date) GROUP BY ALL
 ) ORDER BY snapshot_date, apps DESC, store`,
         chart: { kind: 'bar', x: 'store', y: 'valid_share', xTitle: 'Store', yTitle: 'Apps with a valid app-ads.txt (% of apps)', percent: true },
+        shareOf: { served_share: ['served', 'apps'], valid_share: ['valid', 'apps'] },
       },
     ],
   },
@@ -245,6 +268,7 @@ FROM served s CROSS JOIN names n
 LEFT JOIN declared d ON d.snapshot_date = s.snapshot_date AND d.subject = s.subject AND d.file_kind = s.file_kind AND d.name = n.name
 GROUP BY ALL ORDER BY s.snapshot_date, s.file_group, n.name`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'share', color: 'name', xTitle: 'Snapshot date', yTitle: 'Served files declaring it (%)', percent: true },
+        shareOf: { share: ['files_declaring', 'files_served'] },
       },
       {
         key: 'variables.managerdomain_countries',
@@ -308,6 +332,7 @@ FROM (
   FROM seller_match WHERE ${LATEST} GROUP BY ALL
 ) ORDER BY records DESC, ad_system_domain LIMIT 25`,
         chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
+        shareOf: { missing_share: ['missing', 'checkable'] },
       },
       {
         key: 'consistency.sellers_location_effect',
@@ -328,6 +353,7 @@ SELECT * FROM (
   SELECT 'with the locations table', records, with_locations, round(with_locations / nullif(records, 0), 4), ad_systems_at_a_location FROM t
 ) WHERE records > 0 ORDER BY checkable, reading`,
         chart: { kind: 'bar', x: 'reading', y: 'checkable', xTitle: 'Where sellers.json was asked', yTitle: 'Records checkable against sellers.json' },
+        shareOf: { checkable_share: ['checkable', 'records'] },
       },
       {
         key: 'consistency.sellers_location',
@@ -352,6 +378,7 @@ FROM (
   ${consistencyNightsSql(VIEWED)}
 ) ORDER BY snapshot_date`,
         chart: { kind: 'line', x: 'snapshot_date', y: 'missing_share', xTitle: 'Snapshot date', yTitle: 'Checkable records with a missing seller id (%)', percent: true },
+        shareOf: { missing_share: ['missing', 'checkable'] },
       },
     ],
   },
@@ -438,24 +465,35 @@ ${poolingNightsSql(VIEWED)}
         key: 'robots.agents',
         title: 'Sites blocking each crawler, fully or partly, by name or through * (latest night)',
         about:
-          "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly, not at all, or unknown (robots.txt not seen; these four add up to 1), fully and partly by name or through '*', and the shares a crawler must treat as disallowing all (unreachable: 5xx or no answer, all unknown) or a 4xx said have none (absent). The chart shows the full opt-outs of the 30 agents blocked fully by most sites; partial restrictions are in the next figure.",
+          "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly, not at all, or unknown (robots.txt not seen; these four add up to 1), fully and partly by name or through '*', and the shares a crawler must treat as disallowing all (unreachable: 5xx or no answer, all unknown) or a 4xx said have none (absent). The chart draws the crawlers some robots.txt names (at most 30), their full share by name and through '*' apart; the others, decided by '*' alone, share one set of figures (the table).",
         sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none, share_unknown,
   share_full_by_name, share_full_through_star, share_partial_by_name, share_partial_through_star, share_unreachable, share_absent
 FROM ai_crawler_blocking WHERE ${LATEST}
 ORDER BY share_full DESC, share_partial DESC, user_agent`,
-        chart: { kind: 'hbar', x: 'share_full', y: 'user_agent', xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+        // Drawn: the crawlers some site names, fully blocked by name and through '*' apart. A crawler no site names is blocked only by
+        // the '*' groups, the same share for every one of them: one bar each would be a wall of identical bars (the table has them).
+        chart: {
+          kind: 'hbar', x: 'share', y: 'user_agent', fold: ['share_full_by_name', 'share_full_through_star'], xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true,
+          legend: { title: 'Blocked fully', labels: { share_full_by_name: 'by name', share_full_through_star: "through '*'" } },
+          only: { keep: namedByASite, unit: 'crawlers', why: NAMED_BY_NO_SITE },
+          top: { field: 'user_agent', n: 30 },
+        },
       },
       {
         key: 'robots.access',
         title: 'How each crawler is answered: blocked level and way (latest night)',
         about:
-          "View agent_access_shares: per catalogue agent, blocked level (full, partial, none, unknown) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites, each level apart.",
+          "View agent_access_shares: per catalogue agent, blocked level (full, partial, none, unknown) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the crawlers some robots.txt names (at most 30, most blocked first).",
         sql: `SELECT s.user_agent, s.operator, s.purpose, s.blocked, s.via, s.sites, s.share
 FROM agent_access_shares s
 JOIN ai_crawler_blocking b ON b.snapshot_date = s.snapshot_date AND b.user_agent = s.user_agent
 WHERE s.${LATEST}
 ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 WHEN 'none' THEN 2 ELSE 3 END, s.via`,
-        chart: { kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+        chart: {
+          kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 },
+          only: { keep: (r) => r.via === 'own_group', per: 'user_agent', unit: 'crawlers', why: NAMED_BY_NO_SITE },
+          colors: BLOCKED_COLORS,
+        },
       },
       {
         key: 'robots.purposes',

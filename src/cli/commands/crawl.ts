@@ -10,6 +10,7 @@ import { intFlag, parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
 import { UsageError } from '../usage-error.js';
+import { visibleLines } from '../../text/visible.js';
 import { KNOB_FLAGS, KNOBS_USAGE, resolveKnobs } from '../crawl-knobs.js';
 
 const usage = `Usage: adsnap crawl --domains FILE [--apps FILE] --out DIR [options]
@@ -306,7 +307,7 @@ export const command: Command = {
       return 0;
     } catch (err) {
       progress.stop();
-      process.stderr.write(`adsnap crawl: run failed: ${(err as Error).message}\n`);
+      process.stderr.write(`adsnap crawl: run failed: ${visibleLines((err as Error).message)}\n`);
       return 1;
     } finally {
       process.off('SIGTERM', onSignal);
