@@ -7,6 +7,7 @@ import type { Stage } from './shard-exchange.js';
 import { checkLocation } from '../src/resolve/sellers-location.js';
 import { isRobotsSemantics, type RobotsSemantics } from '../src/parse/robots/index.js';
 import type { AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
+import { isCalendarDate } from '../src/util/calendar-date.js';
 
 /**
  * Subjects crawled at once, by default. Chosen from `npm run bench -- realweb` (docs/performance.md):
@@ -16,6 +17,16 @@ import type { AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
  * limits hold whatever the lanes.
  */
 export const DEFAULT_CONCURRENCY = 256;
+
+/** Seconds between checkpoints of a resumable run: a resumed run redoes at most this much work. */
+export const DEFAULT_CHECKPOINT_SECONDS = 300;
+
+/**
+ * Rows per Parquet row group. Each table buffers up to one row group before encoding it, so this
+ * sets the writer's memory: 16384 peaked ~45 MB higher than 8192 in a 10k-domain crawl, and 4096
+ * no lower (docs/performance.md, history).
+ */
+export const DEFAULT_ROW_GROUP_ROWS = 8192;
 
 export interface CrawlOptions {
   /** Domain list (path or '-'), or null. */
@@ -64,13 +75,9 @@ export interface CrawlOptions {
   /** At most this many intermediary sellers.json (rounds ≥ 1) a night; reaching it is in the manifest. @default 20000 */
   maxIntermediaries?: number;
   signal?: AbortSignal;
-  /**
-   * Rows per Parquet row group (each table buffers up to one row group before encoding it, so
-   * this sets the writer's memory: 16384 peaked ~45 MB higher than 8192 in a 10k-domain crawl,
-   * and 4096 no lower; docs/performance.md, history). @default 8192
-   */
+  /** Rows per Parquet row group (the writer's memory). @default DEFAULT_ROW_GROUP_ROWS (8192) */
   rowGroupRows?: number;
-  /** Seconds between checkpoints (a resumed run redoes at most this much work); 0 = none. @default 300 */
+  /** Seconds between checkpoints (a resumed run redoes at most this much work); 0 = none. @default DEFAULT_CHECKPOINT_SECONDS (300) */
   checkpointSeconds?: number;
   /** Counters of the run; the CLI turns them into a progress display or JSON lines. */
   stats?: RunStats;
@@ -170,11 +177,6 @@ export function sellersLocationOverrides(o: Pick<CrawlOptions, 'sellersLocations
   return Object.fromEntries(entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
 }
 
-export function isCalendarDate(s: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
-}
-
-/** Opens the earlier snapshot this run builds on, if there is one (docs/guide/nightly.md#incremental-snapshots). */
 
 /** A list with no accepted entry: nothing is committed (unless `allowEmpty`). */
 export class EmptyListError extends Error {

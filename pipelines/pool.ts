@@ -30,6 +30,21 @@ export interface DoneSet {
   extra: number[];
 }
 
+/** No item done (a phase not started). */
+export function noneDone(): DoneSet {
+  return { prefix: 0, extra: [] };
+}
+
+/** Every item done (a finished phase), whatever its length. */
+export function allDone(): DoneSet {
+  return { prefix: Number.MAX_SAFE_INTEGER, extra: [] };
+}
+
+/** How many of the first `total` items `d` says are done. */
+export function doneCount(d: DoneSet, total: number): number {
+  return Math.min(total, d.prefix) + d.extra.filter((i) => i < total).length;
+}
+
 export function isDoneSet(v: unknown): v is DoneSet {
   const d = v as DoneSet;
   return typeof d === 'object' && d !== null && Number.isInteger(d.prefix) && d.prefix >= 0 && Array.isArray(d.extra) && d.extra.every((i) => Number.isInteger(i) && i > d.prefix);

@@ -14,7 +14,7 @@ import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody } from './b
 import { RowEmitter } from './context.js';
 import { policyOf } from './robots-job.js';
 import { completedRuns } from '../src/store/run-manifests.js';
-import { isCalendarDate } from './crawl-options.js';
+import { isCalendarDate } from '../src/util/calendar-date.js';
 import { openSnapshotDb } from './summary.js';
 import { writeNightSummary } from '../src/report/night-summary.js';
 import { emitAgentRows, emitCatalogue } from './robots-agents.js';

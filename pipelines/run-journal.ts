@@ -150,7 +150,13 @@ export class RunJournal {
   }
 }
 
-const PHASES: readonly Phase[] = ['domains', 'apps', 'partners', 'sellers', 'seal', 'compact', 'commit'];
+/** The phases in order: a saved state at one has finished every phase before it. */
+export const PHASES: readonly Phase[] = ['domains', 'apps', 'partners', 'sellers', 'seal', 'compact', 'commit'];
+
+/** The phase a work phase's end leads to (`seal` after the last). */
+export function nextPhase(p: WorkPhase): Phase {
+  return PHASES[PHASES.indexOf(p) + 1]!;
+}
 
 function validateState(file: string, text: string, runId: string): RunState {
   let v: unknown;

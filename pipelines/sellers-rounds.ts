@@ -15,7 +15,7 @@ import type { LocationTableInfo, SellersLocations } from '../src/resolve/sellers
 import { sellersLocationOverrides, type CrawlOptions } from './crawl-options.js';
 import { planNextRound } from '../src/resolve/intermediaries.js';
 import type { CrawlContext } from './context.js';
-import type { DoneSet } from './pool.js';
+import { doneCount, noneDone } from './pool.js';
 import type { Referrals } from './referral-registry.js';
 import type { RunState, SellersRounds } from './run-journal.js';
 import type { RunStats } from './run-stats.js';
@@ -108,7 +108,7 @@ export async function runSellersRounds(s: SellersRoundsSetup): Promise<void> {
     rounds.fetched = [...fetched];
     rounds.round = round + 1;
     state.sellersList = next;
-    state.done.sellers = { prefix: 0, extra: [] };
+    state.done.sellers = noneDone();
     await s.checkpoint();
   }
 }
@@ -119,8 +119,4 @@ function plan(s: SellersRoundsSetup, rounds: SellersRounds, fetched: ReadonlySet
   const p = planNextRound(s.referrals.intermediaries, fetched, s.maxIntermediaries - asked);
   if (p.notFetched > 0) rounds.limitReached = { round, notFetched: p.notFetched };
   return p.list;
-}
-
-function doneCount(d: DoneSet, total: number): number {
-  return Math.min(total, d.prefix) + d.extra.filter((i) => i < total).length;
 }

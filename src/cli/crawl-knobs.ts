@@ -30,6 +30,8 @@ interface NumberKnob {
 
 /** The fetch layer's defaults, stated once in src/fetch/config.ts: the usage text reads them from there. */
 const D = resolveFetchConfig({ resolver: async () => [] });
+/** The same defaults for the other usage texts of the crawl (cli/crawl-usage.ts). */
+export { D as FETCH_CONFIG_DEFAULTS };
 const KiB = 1024;
 const size = (n: number) => (n % 2 ** 20 === 0 ? `${n / 2 ** 20} MiB` : `${n / KiB} KiB`);
 

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isValidProductToken } from '../parse/robots/user-agent.js';
 import { packageRoot } from '../util/package-root.js';
+import { isCalendarDate } from '../util/calendar-date.js';
 
 export interface CatalogueAgent {
   /** RFC 9309 §2.2.1 product token (letters, `_`, `-`), unique case-insensitively. */
@@ -106,9 +107,4 @@ export function catalogueManifest(c: AgentsCatalogue): { version: string; date: 
 
 function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
-function isCalendarDate(s: string): boolean {
-  const t = new Date(`${s}T00:00:00Z`);
-  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(t.getTime()) && t.toISOString().slice(0, 10) === s;
 }

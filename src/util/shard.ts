@@ -32,3 +32,11 @@ export function ownerOf(host: string, count: number): number {
 export function owns(shard: Shard | null, host: string): boolean {
   return shard === null || ownerOf(host, shard.count) === shard.index;
 }
+
+/**
+ * Whether this shard crawls an app. Apps are spread by their key, not a host: the developer host
+ * is known only after the listing is read (the shard owning it follows it, stage 'referrals').
+ */
+export function ownsApp(shard: Shard | null, appKey: string): boolean {
+  return shard === null || fnv1a(appKey) % shard.count === shard.index;
+}

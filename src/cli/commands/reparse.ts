@@ -1,4 +1,4 @@
-import { isCalendarDate } from '../../../pipelines/crawl-options.js';
+import { isCalendarDate } from '../../util/calendar-date.js';
 import { reparse } from '../../../pipelines/reparse.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';

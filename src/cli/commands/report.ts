@@ -3,7 +3,7 @@
  * report of a snapshot series (src/report/).
  */
 import path from 'node:path';
-import { isCalendarDate } from '../../../pipelines/crawl-options.js';
+import { isCalendarDate } from '../../util/calendar-date.js';
 import { buildReport, DEFAULT_RANK_BUCKETS } from '../../report/index.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';

@@ -1,0 +1,199 @@
+/**
+ * `adsnap crawl`'s flags, read once at the edge into the crawl's options (pipelines/crawl-options.ts)
+ * and the progress display's settings. Every bad value is a UsageError naming its flag (exit 2),
+ * before anything is crawled or created.
+ */
+import { readFile } from 'node:fs/promises';
+import { CRAWL_LIMITS, DEFAULT_CHECKPOINT_SECONDS, type CrawlOptions } from '../../pipelines/crawl-options.js';
+import type { Stage } from '../../pipelines/shard-exchange.js';
+import { formatDnsServer, parseAllowCidr, parseConnectTo, parseDnsServer, type FetchOptions } from '../fetch/index.js';
+import { isRobotsSemantics } from '../parse/robots/index.js';
+import { loadAgentsCatalogue, type AgentsCatalogue } from '../resolve/agents-catalogue.js';
+import { isCalendarDate } from '../util/calendar-date.js';
+import { parseShard, type Shard } from '../util/shard.js';
+import { intFlag, parseCommandArgs } from './args.js';
+import { KNOB_FLAGS, resolveKnobs } from './crawl-knobs.js';
+import { UsageError } from './usage-error.js';
+
+/** Seconds between JSON progress lines (`--log-interval`). */
+export const DEFAULT_LOG_INTERVAL_SECONDS = 10;
+
+const CRAWL_FLAGS = {
+  domains: { type: 'string' },
+  apps: { type: 'string' },
+  out: { type: 'string' },
+  'zip-entry': { type: 'string' },
+  limit: { type: 'string' },
+  'snapshot-date': { type: 'string' },
+  'run-id': { type: 'string' },
+  'connect-to': { type: 'string', multiple: true },
+  cacert: { type: 'string', multiple: true },
+  'dns-server': { type: 'string', multiple: true },
+  'dns-timeout': { type: 'string' },
+  'allow-addresses': { type: 'string', multiple: true },
+  ...KNOB_FLAGS,
+  'user-agent': { type: 'string' },
+  'obey-robots': { type: 'string' },
+  'robots-semantics': { type: 'string' },
+  'no-sellers': { type: 'boolean' },
+  'agents-catalogue': { type: 'string' },
+  'sellers-location': { type: 'string', multiple: true },
+  'sellers-locations': { type: 'string' },
+  'sellers-depth': { type: 'string' },
+  'max-intermediaries': { type: 'string' },
+  progress: { type: 'string' },
+  'log-interval': { type: 'string' },
+  'checkpoint-interval': { type: 'string' },
+  shard: { type: 'string' },
+  previous: { type: 'string' },
+  revalidate: { type: 'boolean' },
+  'reuse-fresh': { type: 'boolean' },
+  'no-bodies': { type: 'boolean' },
+  now: { type: 'string' },
+  stage: { type: 'string' },
+  restart: { type: 'boolean' },
+  'allow-empty': { type: 'boolean' },
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<typeof CRAWL_FLAGS>>['values'];
+
+export interface ProgressSettings {
+  mode: 'tty' | 'json' | 'none';
+  intervalMs: number;
+}
+
+/** The crawl's options (without signal and stats, which the command adds) and how to show progress. */
+export interface CrawlInvocation {
+  options: CrawlOptions & { outDir: string };
+  progress: ProgressSettings;
+}
+
+export async function readCrawlFlags(argv: string[]): Promise<CrawlInvocation> {
+  const { values, positionals } = parseCommandArgs(argv, CRAWL_FLAGS);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const outDir = checkLists(values);
+  const snapshotDate = values['snapshot-date'];
+  if (snapshotDate !== undefined && !isCalendarDate(snapshotDate)) throw new UsageError(`--snapshot-date must be YYYY-MM-DD, got ${JSON.stringify(snapshotDate)}`);
+  const robots = robotsFlags(values);
+  const progressMode = progressFlag(values.progress);
+  const fetch = await fetchFlags(values);
+  const { shard, stage } = shardFlags(values);
+  const agentsCatalogue = await catalogueFlag(values['agents-catalogue']);
+  const now = nowFlag(values.now);
+  const runId = runIdFlag(values);
+  // Time-outs, caps, retries, holds, DNS cache, concurrency, sellers.json locations and rounds:
+  // flags over --config FILE (crawl-knobs.ts).
+  const knobs = await resolveKnobs(values);
+  const options: CrawlInvocation['options'] = {
+    domains: values.domains ?? null,
+    apps: values.apps ?? null,
+    outDir,
+    snapshotDate,
+    runId,
+    restart: values.restart ?? false,
+    allowEmpty: values['allow-empty'] ?? false,
+    limit: values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0),
+    zipEntry: values['zip-entry'],
+    concurrency: knobs.concurrency,
+    ...robots,
+    sellers: !values['no-sellers'],
+    sellersLocations: knobs.sellers.locations,
+    agentsCatalogue,
+    sellersDepth: knobs.sellers.depth,
+    maxIntermediaries: knobs.sellers.maxIntermediaries,
+    checkpointSeconds: intFlag('checkpoint-interval', values['checkpoint-interval'], DEFAULT_CHECKPOINT_SECONDS, 0, CRAWL_LIMITS.checkpointSeconds),
+    shard,
+    stage,
+    previous: values.previous === undefined ? 'auto' : values.previous === 'none' ? null : values.previous,
+    reuseFresh: values['reuse-fresh'] ?? false,
+    keepBodies: !values['no-bodies'],
+    now,
+    configFile: knobs.configFile,
+    fetch: { ...fetch, ...(values['user-agent'] ? { userAgent: values['user-agent'] } : {}), ...knobs.fetch },
+  };
+  const intervalMs = intFlag('log-interval', values['log-interval'], DEFAULT_LOG_INTERVAL_SECONDS, 1, 86_400) * 1000;
+  return { options, progress: { mode: progressMode, intervalMs } };
+}
+
+/** Which lists, and where the output goes (returned). */
+function checkLists(values: Values): string {
+  if (!values.domains && !values.apps) throw new UsageError('give --domains FILE and/or --apps FILE');
+  if (values.domains === '-' && values.shard !== undefined) throw new UsageError('a sharded crawl reads its list again in each stage: give a file, not stdin');
+  if (!values.out) throw new UsageError('--out DIR is required');
+  return values.out;
+}
+
+function robotsFlags(values: Values): Pick<CrawlOptions, 'obeyRobots' | 'robotsSemantics'> {
+  const obeyRobots = values['obey-robots'] ?? 'store';
+  if (obeyRobots !== 'store' && obeyRobots !== 'all') throw new UsageError(`--obey-robots must be 'store' or 'all'`);
+  const robotsSemantics = values['robots-semantics'] ?? 'rfc';
+  if (!isRobotsSemantics(robotsSemantics)) throw new UsageError(`--robots-semantics must be 'rfc' or 'google', got ${JSON.stringify(robotsSemantics)}`);
+  return { obeyRobots, robotsSemantics };
+}
+
+function progressFlag(value: string | undefined): ProgressSettings['mode'] {
+  const mode = value ?? (process.stderr.isTTY ? 'tty' : 'json');
+  if (mode !== 'tty' && mode !== 'json' && mode !== 'none') throw new UsageError(`--progress must be tty, json or none`);
+  return mode;
+}
+
+/** --connect-to, --dns-server, --allow-addresses, --dns-timeout and --cacert. */
+async function fetchFlags(values: Values): Promise<Pick<FetchOptions, 'connectTo' | 'caCerts' | 'dnsServers' | 'allowAddresses' | 'dnsTimeoutMs'>> {
+  const connectTo = asUsage(() => (values['connect-to'] ?? []).map(parseConnectTo));
+  const network = asUsage(() => ({
+    dnsServers: (values['dns-server'] ?? []).map((s) => formatDnsServer(parseDnsServer(s))),
+    allowAddresses: (values['allow-addresses'] ?? []).map(parseAllowCidr),
+    ...(values['dns-timeout'] !== undefined ? { dnsTimeoutMs: intFlag('dns-timeout', values['dns-timeout'], 0, 1, 60_000) } : {}),
+  }));
+  const caCerts: string[] = [];
+  for (const file of values.cacert ?? []) {
+    try {
+      caCerts.push(await readFile(file, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`--cacert ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  return { connectTo, caCerts, ...network };
+}
+
+function shardFlags(values: Values): { shard: Shard | null; stage: Stage } {
+  const spec = values.shard;
+  const shard = spec === undefined ? null : asUsage(() => parseShard(spec));
+  const stage = values.stage ?? 'targets';
+  if (stage !== 'targets' && stage !== 'referrals' && stage !== 'sellers' && stage !== 'intermediaries') throw new UsageError(`--stage must be targets, referrals, sellers or intermediaries`);
+  if (values.stage !== undefined && !shard) throw new UsageError('--stage needs --shard K/N');
+  if (stage === 'intermediaries' && shard && shard.index !== 0) throw new UsageError(`--stage intermediaries runs once, as --shard 0/${shard.count} (each round needs every file of the round before)`);
+  return { shard, stage };
+}
+
+async function catalogueFlag(file: string | undefined): Promise<AgentsCatalogue | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    return await loadAgentsCatalogue(file);
+  } catch (err) {
+    throw new UsageError(`--agents-catalogue: ${(err as Error).message}`);
+  }
+}
+
+function nowFlag(value: string | undefined): Date | undefined {
+  const now = value === undefined ? undefined : new Date(value);
+  if (now !== undefined && Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO time, got ${JSON.stringify(value)}`);
+  return now;
+}
+
+function runIdFlag(values: Values): string | undefined {
+  const runId = values['run-id'];
+  if (runId !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(runId)) throw new UsageError(`--run-id must be a plain name of 1–80 letters, digits, '-' or '_', got ${JSON.stringify(runId)}`);
+  if ((values.domains === '-' || values.apps === '-') && runId === undefined) throw new UsageError('a list read from stdin needs --run-id NAME (the run is recognised by it, and checked against the bytes read)');
+  if (values.domains === '-' && values.apps === '-') throw new UsageError('only one of --domains and --apps can be stdin');
+  return runId;
+}
+
+/** Runs `f`; any error it throws becomes a UsageError with the same message. */
+function asUsage<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+  }
+}
