@@ -16,7 +16,7 @@ import { emitCatalogue } from './robots-agents.js';
 import { previousStage, readShardReports, type Stage } from './shard-exchange.js';
 import { EmptyListError, type CrawlResult } from './crawl-options.js';
 import { throwIfAborted, type CrawlRun } from './crawl-run.js';
-import { nextPhase, type WorkPhase } from './run-journal.js';
+import { nextPhase, PHASES, type Phase, type WorkPhase } from './run-journal.js';
 import { crawlApps } from './steps/apps.js';
 import { commitCrawl } from './steps/commit.js';
 import { crawlDomains } from './steps/domains.js';
@@ -25,6 +25,8 @@ import { crawlSellers } from './steps/sellers.js';
 import { followPendingApps } from './steps/store-referrals.js';
 
 export interface Step {
+  /** What the step is, for people (the table above, tests). */
+  name: string;
   /** The work phase whose done set the step's units fill; the step is over once the saved state is past it. */
   phase: WorkPhase;
   /** The stages that run the step ('all': an unsharded crawl). */
@@ -35,16 +37,19 @@ export interface Step {
 }
 
 export const PLAN: readonly Step[] = [
-  { phase: 'domains', stages: ['all', 'targets'], run: (r) => crawlDomains(r, true), skipped: (r) => crawlDomains(r, false) },
-  { phase: 'apps', stages: ['all', 'targets'], run: crawlApps },
-  { phase: 'apps', stages: ['referrals'], run: followPendingApps },
-  { phase: 'partners', stages: ['all', 'referrals'], run: crawlPartners },
-  { phase: 'sellers', stages: ['all', 'sellers', 'intermediaries'], run: crawlSellers },
+  { name: 'listed sites', phase: 'domains', stages: ['all', 'targets'], run: (r) => crawlDomains(r, true), skipped: (r) => crawlDomains(r, false) },
+  { name: 'listed apps', phase: 'apps', stages: ['all', 'targets'], run: crawlApps },
+  { name: 'handed-on apps', phase: 'apps', stages: ['referrals'], run: followPendingApps },
+  { name: 'partners', phase: 'partners', stages: ['all', 'referrals'], run: crawlPartners },
+  { name: 'sellers.json', phase: 'sellers', stages: ['all', 'sellers', 'intermediaries'], run: crawlSellers },
 ];
 
-/** Whether this attempt runs `step`: its stage's, and not finished by an earlier attempt. */
-export function selected(run: CrawlRun, step: Step): boolean {
-  return step.stages.includes(run.setup.stage) && !run.reached(nextPhase(step.phase));
+/**
+ * Whether an attempt of `stage` whose saved state is at `phase` runs `step`: the stage's step,
+ * not finished by an earlier attempt.
+ */
+export function runsStep(step: Step, stage: Stage | 'all', phase: Phase): boolean {
+  return step.stages.includes(stage) && PHASES.indexOf(phase) < PHASES.indexOf(nextPhase(step.phase));
 }
 
 /** Walks the plan, then commits. On failure the staged parts and the last checkpoint stay, so the same command resumes. */
@@ -52,7 +57,7 @@ export async function runPlan(run: CrawlRun): Promise<CrawlResult> {
   try {
     await begin(run);
     for (const step of PLAN) {
-      if (selected(run, step)) await step.run(run);
+      if (runsStep(step, run.setup.stage, run.state.phase)) await step.run(run);
       else await step.skipped?.(run);
       throwIfAborted(run.ctx.signal);
     }

@@ -20,7 +20,7 @@ import { RowEmitter, type CrawlContext, type Incremental } from './context.js';
 import { PreviousLookup } from './previous-lookup.js';
 import { allDone, noneDone, runPool, type DoneSet } from './pool.js';
 import { Referrals } from './referral-registry.js';
-import { nextPhase, PHASES, type Phase, type RunJournal, type RunState, type WorkPhase } from './run-journal.js';
+import { nextPhase, type Phase, type RunJournal, type RunState, type WorkPhase } from './run-journal.js';
 import type { RunStats } from './run-stats.js';
 import { DEFAULT_CHECKPOINT_SECONDS, DEFAULT_CONCURRENCY, DEFAULT_ROW_GROUP_ROWS, sellersLocationOverrides, type CrawlOptions } from './crawl-options.js';
 import type { RunInputs } from './run-inputs.js';
@@ -109,11 +109,6 @@ export class CrawlRun {
 
   get resumed(): boolean {
     return this.setup.journal.previous !== null;
-  }
-
-  /** Whether the saved state is at or past `phase` (a resumed attempt skips what is behind it). */
-  reached(phase: Phase): boolean {
-    return PHASES.indexOf(this.state.phase) >= PHASES.indexOf(phase);
   }
 
   /** Whether this machine crawls `host` (every host when the run is not sharded). */

@@ -134,17 +134,7 @@ export async function obtainFile<T>(
   if (inc && reusable && outcome.notModified) {
     todays?.discard();
     const body = await replay(ctx, prev, consume);
-    if (body !== null) {
-      const r = reused('revalidated', prev, body, outcome, inc.now);
-      r.file.httpStatus = outcome.status;
-      r.file.etag = outcome.etag ?? prev.etag;
-      r.file.lastModified = outcome.lastModified ?? prev.lastModified;
-      // A 304 confirms the earlier copy as of now: it is as good as freshly fetched (§3.1 windows count from here).
-      r.file.fetchedAt = inc.now;
-      r.file.ageDays = null;
-      r.file.freshUntil = freshUntil(req.kind, inc.now, { cacheControl: outcome.cacheControl, expires: outcome.expires });
-      return r;
-    }
+    if (body !== null) return revalidated(req.kind, prev, body, outcome, inc.now);
   }
   const fetchStatus = statusFromFetch(outcome.status, outcome.error);
   if (inc && reusable && fetchStatus !== null && carryForwardAllowed(req.kind, prev.fetchedAt, inc.now, { failure: { status: fetchStatus, httpStatus: outcome.status }, earlierFreshUntil: prev.freshUntil })) {
@@ -159,6 +149,11 @@ export async function obtainFile<T>(
   if (bodyRead) todays?.commit();
   else todays?.discard();
   const fetchedAt = outcome.rows[0]?.started_at ?? new Date(Date.now() + ctx.clockOffsetMs);
+  return fetched(req.kind, prev, outcome, fetchStatus, fetchedAt);
+}
+
+/** Today's answer stands (a body, a 404, or a failure with nothing earlier to fall back on). */
+function fetched<T>(kind: FetchKind, prev: PreviousFile | null, outcome: FetchOutcome<T>, fetchStatus: ReturnType<typeof statusFromFetch>, fetchedAt: Date): Obtained<T> {
   return {
     outcome,
     body: outcome.body,
@@ -176,14 +171,26 @@ export async function obtainFile<T>(
       // A body, or a definitive "no file" (404, at most the default lifetime), has a lifetime;
       // other failures are asked again next run.
       freshUntil:
-        outcome.body !== null ? freshUntil(req.kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires })
-        : fetchStatus === 'not_found' ? absentFreshUntil(req.kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires })
+        outcome.body !== null ? freshUntil(kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires })
+        : fetchStatus === 'not_found' ? absentFreshUntil(kind, fetchedAt, { cacheControl: outcome.cacheControl, expires: outcome.expires })
         : null,
       ageDays: null,
       truncated: outcome.truncated,
       fetchStatus,
     },
   };
+}
+
+/** The earlier copy, confirmed by a 304 as of now: as good as freshly fetched (ads.txt 1.1 §3.1 windows count from here). */
+function revalidated<T>(kind: FetchKind, prev: PreviousFile, body: T, outcome: FetchOutcome<T>, now: Date): Obtained<T> {
+  const r = reused('revalidated', prev, body, outcome, now);
+  r.file.httpStatus = outcome.status;
+  r.file.etag = outcome.etag ?? prev.etag;
+  r.file.lastModified = outcome.lastModified ?? prev.lastModified;
+  r.file.fetchedAt = now;
+  r.file.ageDays = null;
+  r.file.freshUntil = freshUntil(kind, now, { cacheControl: outcome.cacheControl, expires: outcome.expires });
+  return r;
 }
 
 /** The earlier copy stands: its URL, answer, body and validators, as of when it was fetched. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
-import { fnv1a, ownerOf, parseShard } from '../src/util/shard.js';
+import { fnv1a, ownerOf, ownsApp, parseShard } from '../src/util/shard.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
@@ -43,6 +43,12 @@ describe('--shard K/N', () => {
     const counts = [0, 0, 0, 0];
     for (let i = 0; i < 4000; i++) counts[ownerOf(`site-${i}.com`, 4)]!++;
     for (const c of counts) expect(c).toBeGreaterThan(850);
+    // Apps by their key: each one crawled by exactly one of N shards, every one by an unsharded run.
+    for (let i = 0; i < 200; i++) {
+      const key = `play:com.example.app${i}`;
+      expect([0, 1, 2].filter((k) => ownsApp({ index: k, count: 3 }, key))).toEqual([fnv1a(key) % 3]);
+      expect(ownsApp(null, key)).toBe(true);
+    }
   });
 
   it('the union of N shards equals a single-machine run, row for row', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DoneTracker, runPool, type DoneSet } from '../pipelines/pool.js';
+import { allDone, doneCount, DoneTracker, noneDone, runPool, type DoneSet } from '../pipelines/pool.js';
 
 describe('runPool', () => {
   it('never has more than `concurrency` items in flight and never reads ahead', async () => {
@@ -99,5 +99,16 @@ describe('runPool checkpoints', () => {
     const total = await runPool(Array.from({ length: 10 }, (_, i) => i), 3, async (i) => void seen.push(i), { skip: { prefix: 4, extra: [6, 9] } });
     expect(seen.sort((a, b) => a - b)).toEqual([4, 5, 7, 8]);
     expect(total).toBe(10);
+  });
+});
+
+describe('doneCount', () => {
+  it('counts the done items among the first `total`, a phase list of that length', () => {
+    const d: DoneSet = { prefix: 3, extra: [5, 9] };
+    expect(doneCount(d, 10)).toBe(5);
+    expect(doneCount(d, 6)).toBe(4); // 9 is beyond a list of 6
+    expect(doneCount(d, 2)).toBe(2); // a prefix longer than the list counts the list
+    expect(doneCount(noneDone(), 7)).toBe(0);
+    expect(doneCount(allDone(), 7)).toBe(7);
   });
 });
