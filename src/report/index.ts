@@ -7,13 +7,13 @@
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { openSnapshotDb } from '../../pipelines/summary.js';
+import { openSnapshotDb } from '../sql/snapshot-db.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
 import { SECTIONS, setupSql, bucketLabels, type FigureDef, type ReportWindow } from './figures.js';
 import { NO_NIGHT_SUMMARY, nightSummarySetupSql, viewedNightsSql } from './night-summary.js';
 import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
-import { cellConverter, csvField } from '../cli/sql-output.js';
+import { cellConverter, csvField } from '../sql/output.js';
 import type { Json } from '@duckdb/node-api';
 import { isDuckDbSize } from '../util/duckdb-size.js';
 

@@ -8,10 +8,10 @@ import { writeStdout as write } from '../stdout.js';
 import { statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ResultReturnType } from '@duckdb/node-api';
-import { openSnapshotDb } from '../../../pipelines/summary.js';
+import { openSnapshotDb } from '../../sql/snapshot-db.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
-import { FORMATS, printResult, type Format } from '../sql-output.js';
+import { FORMATS, printResult, type Format } from '../../sql/output.js';
 import { UsageError } from '../usage-error.js';
 
 const usage = `Usage: adsnap sql ROOT… [-c SQL] [--format table|csv|json|ndjson] [-i]
