@@ -77,7 +77,7 @@ module.exports = {
       comment: 'DuckDB (native, ~55 MB mapped) is imported at module load only by src/sql/, src/report/ and the CLI commands that use them; elsewhere only by import().',
       severity: 'error',
       from: { pathNot: '^(src/(sql|report|cli/commands)|test|bench|scripts)/' },
-      to: { path: '^node_modules/@duckdb/', preCompilationOnly: false, dynamic: false },
+      to: { path: '(^|/)node_modules/@duckdb/', preCompilationOnly: false, dynamic: false },
     },
     {
       name: 'product-code-no-simweb',
