@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { tables, type ColumnType, type TableName } from '../../schemas/tables.js';
 import { packageRoot } from '../util/package-root.js';
+import { isDirectory } from '../util/directory.js';
 
 /**
  * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
@@ -64,14 +65,6 @@ export type SnapshotDb = Awaited<ReturnType<typeof openSnapshotDb>>;
 /** A SQL string literal: the text in single quotes, each single quote doubled. */
 export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Throws unless ROOT holds at least one run manifest (ROOT/_runs/*.json): a complete run. */
