@@ -9,14 +9,13 @@ import { openSnapshotWriter, partitionDir, writeRunManifest } from '../src/sink/
 import { publishPart } from '../src/sink/part-files.js';
 import { BodyStore } from '../src/store/body-store.js';
 import { sellersFileRow } from '../src/tables/rows.js';
-import { version } from '../src/version.js';
+import { version } from '../src/util/version.js';
 import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody } from './body-parsers.js';
 import { RowEmitter } from './context.js';
 import { policyOf } from './robots-job.js';
 import { completedRuns } from '../src/store/run-manifests.js';
 import { isCalendarDate } from './crawl-options.js';
-import { openSnapshotDb } from './summary.js';
-import { writeNightSummary } from '../src/report/night-summary.js';
+import type { SnapshotDb } from '../src/sql/snapshot-db.js';
 import { emitAgentRows, emitCatalogue } from './robots-agents.js';
 import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
@@ -50,6 +49,8 @@ export interface ReparseResult {
 
 export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
   if (path.resolve(o.source) === path.resolve(o.outDir)) throw new Error('reparse writes a rebuilt snapshot to another --out directory');
+  // DuckDB and the report's SQL are loaded here, not when the module is (the library export loads it).
+  const { openSnapshotDb } = await import('../src/sql/snapshot-db.js');
   const db = await openSnapshotDb(o.source);
   try {
     const [latest] = await db.rows(`SELECT strftime(max(snapshot_date), '%Y-%m-%d') AS d FROM files`);
@@ -91,6 +92,7 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
         finished_at: new Date().toISOString(),
       });
       // The report's night summary, from the rebuilt tables (src/report/night-summary.ts); the source's is not carried over.
+      const { writeNightSummary } = await import('../src/report/night-summary.js');
       await writeNightSummary(o.outDir, runId).catch((err: Error) => process.stderr.write(`adsnap reparse: no night summary for the report (${err.message}); the report reads the views for this night\n`));
       return { snapshotDate, runId, manifestPath, reparsed, withoutBody, tables: committed.tables };
     } catch (err) {
@@ -106,7 +108,7 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
  * The reading of robots.txt each host's verdicts followed that night (robots_verdicts.semantics,
  * from crawl --robots-semantics); empty for a snapshot written before the column ('rfc' then).
  */
-async function nightSemantics(db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string): Promise<Map<string, RobotsSemantics>> {
+async function nightSemantics(db: SnapshotDb, date: string): Promise<Map<string, RobotsSemantics>> {
   const columns = await db.rows(`SELECT column_name FROM (DESCRIBE robots_verdicts)`);
   if (!columns.some((c) => c.column_name === 'semantics')) return new Map();
   const rows = await db.rows(`SELECT host, max(semantics) AS semantics FROM robots_verdicts WHERE snapshot_date = CAST($1 AS DATE) AND semantics IS NOT NULL GROUP BY host`, [date]);
@@ -120,7 +122,7 @@ async function nightSemantics(db: Awaited<ReturnType<typeof openSnapshotDb>>, da
  * `robots_agent_access` answers for the same agents; the shipped catalogue for a snapshot
  * written before the table existed.
  */
-async function nightAgents(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string): Promise<string[]> {
+async function nightAgents(out: RowEmitter, db: SnapshotDb, date: string): Promise<string[]> {
   const rows = await db.rows(`SELECT * EXCLUDE (snapshot_date) FROM agents_catalogue WHERE snapshot_date = CAST($1 AS DATE) ORDER BY user_agent`, [date]);
   if (rows.length > 0) {
     for (const r of rows) out.emit('agents_catalogue', r as unknown as Row<'agents_catalogue'>);
@@ -131,7 +133,7 @@ async function nightAgents(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
   return shipped.agents.map((a) => a.token);
 }
 
-async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null, agents: readonly string[], semantics: RobotsSemantics): Promise<Row<'files'>> {
+async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null, agents: readonly string[], semantics: RobotsSemantics): Promise<Row<'files'>> {
   // Snapshots written before files.obtained said how in files.status: read that as provenance.
   const row = { ...f, obtained: f.obtained ?? LEGACY_OBTAINED[f.status ?? ''] ?? 'fetched' };
   const truncated = f.status === 'too_large';

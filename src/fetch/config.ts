@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { defaultUserAgent } from '../version.js';
+import { defaultUserAgent } from '../util/version.js';
 import { parseConnectTo, type ConnectTo } from './connect-to.js';
 import { parseAllowCidr } from './address-guard.js';
 import { dnsResolver, type HostResolver } from './dns-cache.js';
