@@ -1,0 +1,132 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSnapshotDb } from '../pipelines/summary.js';
+import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { repoRoot } from './helpers/corpus.js';
+import { runCli } from './helpers/run-cli.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+/**
+ * Issue 30's fixture hosts (data-samples/simweb-consent/) crawled with and without --ai-signals;
+ * every row of site_ai_consent checked against values worked out by hand from the fixture files.
+ */
+const tempDir = useTempDirs('ai-signals');
+const fixtures = path.join(repoRoot, 'data-samples', 'simweb-consent');
+let web: Simweb;
+let tmp: string;
+
+beforeAll(async () => {
+  web = await startSimweb({ hosts: 0, hostile: false, fixturesDir: fixtures });
+  tmp = tempDir();
+});
+
+afterAll(async () => {
+  await web?.close();
+});
+
+const COLUMNS = 'host, ai_agents_blocked_by_name, content_signal_ai_train, tdm_reservation, tdm_policy, rsl_license_url, llms_txt';
+
+async function crawl(name: string, extra: string[]): Promise<string> {
+  const out = path.join(tmp, name);
+  const r = await runCli(['crawl', '--domains', path.join(fixtures, 'domains.txt'), '--out', out, '--no-sellers', '--progress', 'none', '--snapshot-date', '2026-11-26', ...extra, ...web.connectArgs]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return out;
+}
+
+// By hand, from the fixture files: the free signals (robots.txt and the headers of what the crawl asks anyway).
+const FREE = {
+  // GPTBot (training), CCBot (data), ChatGPT-User (assistant); not OAI-SearchBot (search) nor ClaudeBot (partial).
+  'tdm-all.test': [3, null, null, null, null, null],
+  'tdm-news.test': [0, null, null, null, null, null],
+  // robots.txt 503: what the agents get is not a reading of the file.
+  'tdm-broken.test': [null, null, null, null, null, null],
+  'rsl-site.test': [0, 'no', null, null, 'https://rsl-site.test/license.xml', null],
+  // The robots.txt response's headers.
+  'tdm-header.test': [0, null, 1, 'https://tdm-header.test/policy.json', null, null],
+  'llms-site.test': [0, null, null, null, null, null],
+  'llms-html.test': [0, null, null, null, null, null],
+  'none.test': [0, null, null, null, null, null],
+} as const;
+
+// With --ai-signals: tdmrep.json and llms.txt asked everywhere, the same-host RSL licence read.
+const ASKED = {
+  'tdm-all.test': [3, null, 1, 'https://tdm-all.test/tdm-policy.json', null, false],
+  // Only /news/ and /images/*.jpg: no rule matches '/'.
+  'tdm-news.test': [0, null, null, null, null, false],
+  'tdm-broken.test': [null, null, null, null, null, false],
+  'rsl-site.test': [0, 'no', null, null, 'https://rsl-site.test/license.xml', false],
+  // The well-known file's rule for '/' (0) ranks before the header (1).
+  'tdm-header.test': [0, null, 0, null, null, false],
+  'llms-site.test': [0, null, null, null, null, true],
+  'llms-html.test': [0, null, null, null, null, false],
+  'none.test': [0, null, null, null, null, false],
+} as const;
+
+function expected(table: Record<string, readonly unknown[]>) {
+  return Object.entries(table)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([host, [blocked, signal, tdm, policy, rsl, llms]]) => ({ host, ai_agents_blocked_by_name: blocked, content_signal_ai_train: signal, tdm_reservation: tdm, tdm_policy: policy, rsl_license_url: rsl, llms_txt: llms }));
+}
+
+describe('site_ai_consent (issue 30)', () => {
+  it('without --ai-signals: robots.txt License lines and tdm-* headers only; no consent file asked', async () => {
+    const out = await crawl('free', []);
+    const db = await openSnapshotDb(out);
+    try {
+      const rows = await db.rows(`SELECT ${COLUMNS} FROM site_ai_consent ORDER BY host`);
+      expect(rows.map((r) => ({ ...r, ai_agents_blocked_by_name: r.ai_agents_blocked_by_name === null ? null : Number(r.ai_agents_blocked_by_name) }))).toEqual(expected(FREE));
+      expect(await db.rows(`SELECT count(*)::INT AS n FROM fetches WHERE file_kind IN ('tdmrep.json', 'llms.txt', 'rsl')`)).toEqual([{ n: 0 }]);
+      expect(await db.rows(`SELECT host, url, resolved_url, same_host, line_no FROM robots_licenses ORDER BY line_no`)).toEqual([
+        { host: 'rsl-site.test', url: '/license.xml', resolved_url: 'https://rsl-site.test/license.xml', same_host: true, line_no: 5 },
+        { host: 'rsl-site.test', url: 'https://licensor.test/other.xml', resolved_url: 'https://licensor.test/other.xml', same_host: false, line_no: 6 },
+      ]);
+      expect(await db.rows(`SELECT file_kind, tdm_reservation, tdm_policy FROM fetches WHERE tdm_reservation IS NOT NULL`)).toEqual([
+        { file_kind: 'robots.txt', tdm_reservation: '1', tdm_policy: 'https://tdm-header.test/policy.json' },
+      ]);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('with --ai-signals: tdmrep.json, llms.txt and the same-host RSL licence, read as data', async () => {
+    const out = await crawl('asked', ['--ai-signals']);
+    const db = await openSnapshotDb(out);
+    try {
+      const rows = await db.rows(`SELECT ${COLUMNS} FROM site_ai_consent ORDER BY host`);
+      expect(rows.map((r) => ({ ...r, ai_agents_blocked_by_name: r.ai_agents_blocked_by_name === null ? null : Number(r.ai_agents_blocked_by_name) }))).toEqual(expected(ASKED));
+      // Files: two asked per site, and the one licence on its site's host (never licensor.test).
+      expect(await db.rows(`SELECT subject, file_kind, status, valid, records FROM files WHERE file_kind IN ('tdmrep.json', 'llms.txt', 'rsl') AND status <> 'not_found' ORDER BY subject, file_kind`)).toEqual([
+        { subject: 'llms-html.test', file_kind: 'llms.txt', status: 'html', valid: false, records: 0 },
+        { subject: 'llms-site.test', file_kind: 'llms.txt', status: 'ok', valid: true, records: 3 },
+        { subject: 'rsl-site.test', file_kind: 'rsl', status: 'ok', valid: true, records: 3 },
+        { subject: 'tdm-all.test', file_kind: 'tdmrep.json', status: 'ok', valid: true, records: 1 },
+        { subject: 'tdm-broken.test', file_kind: 'tdmrep.json', status: 'invalid_json', valid: false, records: 0 },
+        { subject: 'tdm-header.test', file_kind: 'tdmrep.json', status: 'ok', valid: true, records: 1 },
+        { subject: 'tdm-news.test', file_kind: 'tdmrep.json', status: 'ok', valid: true, records: 2 },
+      ]);
+      expect(await db.rows(`SELECT count(*)::INT AS n FROM files WHERE file_kind IN ('tdmrep.json', 'llms.txt')`)).toEqual([{ n: 16 }]);
+      expect(await db.rows(`SELECT count(*)::INT AS n FROM fetches WHERE host = 'licensor.test'`)).toEqual([{ n: 0 }]);
+      expect(await db.rows(`SELECT host, rule_no, location, tdm_reservation, tdm_policy, matches_root FROM tdmrep_rules ORDER BY host, rule_no`)).toEqual([
+        { host: 'tdm-all.test', rule_no: 1, location: '/', tdm_reservation: 1, tdm_policy: 'https://tdm-all.test/tdm-policy.json', matches_root: true },
+        { host: 'tdm-header.test', rule_no: 1, location: '/', tdm_reservation: 0, tdm_policy: null, matches_root: true },
+        { host: 'tdm-news.test', rule_no: 1, location: '/news/', tdm_reservation: 1, tdm_policy: null, matches_root: false },
+        { host: 'tdm-news.test', rule_no: 2, location: '/images/*.jpg', tdm_reservation: 0, tdm_policy: null, matches_root: false },
+      ]);
+      expect(await db.rows(`SELECT subject, file_kind, code FROM parse_issues WHERE file_kind IN ('tdmrep.json', 'llms.txt', 'rsl') ORDER BY subject, code`)).toEqual([
+        { subject: 'tdm-broken.test', file_kind: 'tdmrep.json', code: 'TDMREP_NOT_JSON' },
+      ]);
+      expect(await db.rows(`SELECT url, content_no, content_url, license_no, permits, prohibits, payment_type FROM rsl_licenses ORDER BY content_no, license_no`)).toEqual([
+        { url: 'https://rsl-site.test/license.xml', content_no: 1, content_url: '/', license_no: 1, permits: ['usage:search'], prohibits: ['usage:train-ai'], payment_type: null },
+        { url: 'https://rsl-site.test/license.xml', content_no: 1, content_url: '/', license_no: 2, permits: ['usage:train-ai', 'usage:ai-input', 'geo:US', 'geo:CA'], prohibits: [], payment_type: 'subscription' },
+        { url: 'https://rsl-site.test/license.xml', content_no: 2, content_url: '/archive/*', license_no: 1, permits: [], prohibits: [], payment_type: 'free' },
+      ]);
+      expect(await db.rows(`SELECT host, markdown, title, summary, sections, links FROM llms_txt ORDER BY host`)).toEqual([
+        { host: 'llms-html.test', markdown: false, title: null, summary: null, sections: 0, links: 0 },
+        { host: 'llms-site.test', markdown: true, title: 'LLMs Site', summary: 'A test site for the llms.txt proposal: a title, this summary, and two sections of links.', sections: 2, links: 3 },
+      ]);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});
