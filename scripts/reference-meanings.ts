@@ -53,7 +53,8 @@ export const robotsIssueMeanings: Record<string, string> = {
   USER_AGENT_NOT_TOKEN: 'the user-agent value is not a product token; the message says what it matches as',
   KEY_TYPO: 'a misspelt key was accepted (`dissallow` → `disallow`)',
   MISSING_COLON: 'whitespace accepted in place of `:`',
-  UNKNOWN_DIRECTIVE: 'a record other than the known ones (`crawl-delay`, `host`, `clean-param`, `request-rate`, `visit-time`, `noindex`, …); kept as data',
+  UNKNOWN_DIRECTIVE: 'a record other than the known ones (`crawl-delay`, `host`, `clean-param`, `request-rate`, `visit-time`, `noindex`, `license`, …); kept as data',
+  LICENSE_NOT_URL: '`License:` (RSL 1.0) whose value is no http(s) URL, even relative to the robots.txt; kept in robots_licenses with resolved_url null',
   UTF16_DECODED: 'file-level: a UTF-16 body was decoded',
   ISSUES_CAPPED: 'file-level: more than 200 line issues; the rest are only counted',
 };

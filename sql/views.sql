@@ -441,6 +441,7 @@ CREATE OR REPLACE VIEW llms_txt AS SELECT * EXCLUDE (filename) FROM read_parquet
 --   (robots.txt, ads.txt): the well-known file is the site-wide word, so it ranks first here.
 -- rsl_license_url: the first robots.txt License line (resolved). llms_txt: a Markdown llms.txt was
 --   served (true), asked and not (false), not asked (null: a night without --ai-signals).
+-- Sites by combination of signals: docs/reference/ai-signals.md.
 CREATE OR REPLACE VIEW site_ai_consent AS
 WITH sites AS (
   SELECT DISTINCT snapshot_date, target AS host FROM targets WHERE target_kind = 'domain'
