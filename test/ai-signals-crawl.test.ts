@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../pipelines/summary.js';
@@ -14,6 +15,8 @@ const tempDir = useTempDirs('ai-signals');
 const fixtures = path.join(repoRoot, 'data-samples', 'simweb-consent');
 let web: Simweb;
 let tmp: string;
+/** The --ai-signals snapshot, for the report test. */
+let asked: string | null = null;
 
 beforeAll(async () => {
   web = await startSimweb({ hosts: 0, hostile: false, fixturesDir: fixtures });
@@ -91,6 +94,7 @@ describe('site_ai_consent (issue 30)', () => {
 
   it('with --ai-signals: tdmrep.json, llms.txt and the same-host RSL licence, read as data', async () => {
     const out = await crawl('asked', ['--ai-signals']);
+    asked = out;
     const db = await openSnapshotDb(out);
     try {
       const rows = await db.rows(`SELECT ${COLUMNS} FROM site_ai_consent ORDER BY host`);
@@ -129,4 +133,28 @@ describe('site_ai_consent (issue 30)', () => {
       db.close();
     }
   }, 60_000);
+
+  it('the report section: adoption of each signal and how often they agree, by hand', async () => {
+    expect(asked).not.toBeNull();
+    const dir = path.join(tmp, 'report');
+    const r = await runCli(['report', asked!, '--out', dir]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as { sections: { key: string; figures: { key: string; rows: Record<string, unknown>[] }[] }[] };
+    const figure = (key: string) => report.sections.find((s) => s.key === 'consent')!.figures.find((f) => f.key === key)!.rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' || typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v])));
+    // 8 sites; tdm-broken.test's robots.txt answered 503, so the robots.txt signals are asked of 7.
+    expect(figure('consent.adoption')).toEqual([
+      { signal: 'ai_agents_blocked_by_name', sites: 1, asked: 7, share: 1 / 7 },
+      { signal: 'content_signal_ai_train_no', sites: 1, asked: 7, share: 1 / 7 },
+      { signal: 'tdm_reservation', sites: 1, asked: 8, share: 1 / 8 },
+      { signal: 'rsl_license', sites: 1, asked: 7, share: 1 / 7 },
+      { signal: 'llms_txt', sites: 1, asked: 8, share: 1 / 8 },
+    ]);
+    // tdm-all.test reserves and blocks by name; rsl-site.test says ai-train=no and names a licence but blocks no agent by name.
+    expect(figure('consent.agreement')).toEqual([
+      { signal_a: 'tdm_reservation', signal_b: 'ai_agents_blocked_by_name', both: 1, only_a: 0, only_b: 0, neither: 6, sites: 7 },
+      { signal_a: 'tdm_reservation', signal_b: 'content_signal_ai_train_no', both: 0, only_a: 1, only_b: 1, neither: 5, sites: 7 },
+      { signal_a: 'content_signal_ai_train_no', signal_b: 'ai_agents_blocked_by_name', both: 0, only_a: 1, only_b: 1, neither: 5, sites: 7 },
+      { signal_a: 'rsl_license', signal_b: 'ai_agents_blocked_by_name', both: 0, only_a: 1, only_b: 1, neither: 5, sites: 7 },
+    ]);
+  }, 120_000);
 });
