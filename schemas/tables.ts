@@ -295,7 +295,7 @@ export const tables = {
       c('title', 'string', 'text of the first H1 heading, null when none'),
       c('summary', 'string', 'the blockquote after the title (at most 256 characters), null when none'),
       c('sections', 'int32', 'H2 headings (the file-list sections)', { nullable: false }),
-      c('links', 'int32', 'Markdown links [text](url)', { nullable: false }),
+      c('links', 'int32', 'links written in Markdown link syntax, outside fenced code', { nullable: false }),
       c('bytes', 'int64', 'body bytes', { nullable: false }),
     ],
   },
