@@ -157,4 +157,33 @@ describe('site_ai_consent (issue 30)', () => {
       { signal_a: 'rsl_license', signal_b: 'ai_agents_blocked_by_name', both: 0, only_a: 1, only_b: 1, neither: 5, sites: 7 },
     ]);
   }, 120_000);
+
+  it('adsnap reparse rebuilds the consent tables from the kept bodies, row for row', async () => {
+    expect(asked).not.toBeNull();
+    const rebuilt = path.join(tmp, 'rebuilt');
+    const r = await runCli(['reparse', asked!, '--out', rebuilt]);
+    expect(r.code).toBe(0);
+    const queries = [
+      `SELECT ${COLUMNS} FROM site_ai_consent ORDER BY host`,
+      'SELECT * EXCLUDE (snapshot_date) FROM tdmrep_rules ORDER BY host, rule_no',
+      'SELECT * EXCLUDE (snapshot_date) FROM rsl_licenses ORDER BY host, content_no, license_no',
+      'SELECT * EXCLUDE (snapshot_date) FROM llms_txt ORDER BY host',
+      'SELECT * EXCLUDE (snapshot_date) FROM robots_licenses ORDER BY host, line_no',
+      "SELECT subject, file_kind, status, valid, records, errors, warnings FROM files WHERE file_kind IN ('tdmrep.json', 'llms.txt', 'rsl') ORDER BY subject, file_kind",
+      "SELECT * EXCLUDE (snapshot_date) FROM parse_issues WHERE file_kind IN ('tdmrep.json', 'llms.txt', 'rsl') ORDER BY subject, code",
+    ];
+    const read = async (root: string) => {
+      const db = await openSnapshotDb(root);
+      try {
+        const out = [];
+        for (const q of queries) out.push(await db.rows(q));
+        return out;
+      } finally {
+        db.close();
+      }
+    };
+    const before = await read(asked!);
+    expect(before[1]!.length).toBe(4);
+    expect(await read(rebuilt)).toEqual(before);
+  }, 120_000);
 });
