@@ -472,7 +472,7 @@ WITH sites AS (
   SELECT snapshot_date, subject AS host, bool_or(valid) AS served FROM files WHERE file_kind = 'llms.txt' GROUP BY ALL
 )
 SELECT s.snapshot_date, s.host,
-       CASE WHEN st.via IN ('own_group', 'global_group', 'no_group', 'absent') THEN coalesce(n.n, 0) END AS ai_agents_blocked_by_name,
+       CASE WHEN st.via IN ('own_group', 'global_group', 'no_group', 'absent') THEN CAST(coalesce(n.n, 0) AS INTEGER) END AS ai_agents_blocked_by_name,
        sg.ai_train AS content_signal_ai_train,
        CAST(coalesce(r.reservation, h.reservation) AS INTEGER) AS tdm_reservation,
        CASE WHEN r.reservation IS NOT NULL THEN r.policy WHEN h.reservation = 1 THEN h.policy_1 WHEN h.reservation = 0 THEN h.policy_0 END AS tdm_policy,

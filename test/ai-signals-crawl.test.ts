@@ -66,6 +66,10 @@ const ASKED = {
   'none.test': [0, null, null, null, null, false],
 } as const;
 
+async function consentRows(db: Awaited<ReturnType<typeof openSnapshotDb>>) {
+  return db.rows(`SELECT ${COLUMNS} FROM site_ai_consent ORDER BY host`);
+}
+
 function expected(table: Record<string, readonly unknown[]>) {
   return Object.entries(table)
     .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -77,8 +81,7 @@ describe('site_ai_consent (issue 30)', () => {
     const out = await crawl('free', []);
     const db = await openSnapshotDb(out);
     try {
-      const rows = await db.rows(`SELECT ${COLUMNS} FROM site_ai_consent ORDER BY host`);
-      expect(rows.map((r) => ({ ...r, ai_agents_blocked_by_name: r.ai_agents_blocked_by_name === null ? null : Number(r.ai_agents_blocked_by_name) }))).toEqual(expected(FREE));
+      expect(await consentRows(db)).toEqual(expected(FREE));
       expect(await db.rows(`SELECT count(*)::INT AS n FROM fetches WHERE file_kind IN ('tdmrep.json', 'llms.txt', 'rsl')`)).toEqual([{ n: 0 }]);
       expect(await db.rows(`SELECT host, url, resolved_url, same_host, line_no FROM robots_licenses ORDER BY line_no`)).toEqual([
         { host: 'rsl-site.test', url: '/license.xml', resolved_url: 'https://rsl-site.test/license.xml', same_host: true, line_no: 5 },
@@ -97,8 +100,7 @@ describe('site_ai_consent (issue 30)', () => {
     asked = out;
     const db = await openSnapshotDb(out);
     try {
-      const rows = await db.rows(`SELECT ${COLUMNS} FROM site_ai_consent ORDER BY host`);
-      expect(rows.map((r) => ({ ...r, ai_agents_blocked_by_name: r.ai_agents_blocked_by_name === null ? null : Number(r.ai_agents_blocked_by_name) }))).toEqual(expected(ASKED));
+      expect(await consentRows(db)).toEqual(expected(ASKED));
       // Files: two asked per site, and the one licence on its site's host (never licensor.test).
       expect(await db.rows(`SELECT subject, file_kind, status, valid, records FROM files WHERE file_kind IN ('tdmrep.json', 'llms.txt', 'rsl') AND status <> 'not_found' ORDER BY subject, file_kind`)).toEqual([
         { subject: 'llms-html.test', file_kind: 'llms.txt', status: 'html', valid: false, records: 0 },
