@@ -121,3 +121,27 @@ describe('issue codes', () => {
     }
   });
 });
+
+describe('hostile bodies at the byte caps cost linear time', () => {
+  it('llms.txt: 4 MiB lines of brackets, of half links, of `# # #`', () => {
+    const MiB = 1024 * 1024;
+    for (const body of ['['.repeat(4 * MiB), '[a](x'.repeat((4 * MiB) / 5), '# ' + '# '.repeat(2 * MiB) + 'x', '# ' + ' #'.repeat(2 * MiB)]) {
+      const t0 = performance.now();
+      parseLlmsTxt(body);
+      expect(performance.now() - t0).toBeLessThan(3000);
+    }
+  });
+
+  it('llms.txt headings: a closing run of # is dropped, a # inside the title is kept', () => {
+    expect(['# Title ##', '# C#', '#  Spaced  ', '# ###', '#NoSpace'].map((l) => parseLlmsTxt(l).title)).toEqual(['Title', 'C#', 'Spaced', null, null]);
+  });
+
+  it('tdmrep.json: 1 MiB of nested arrays, and a rule of many unknown properties', () => {
+    const deep = '['.repeat(500_000) + ']'.repeat(500_000);
+    expect(codes(parseTdmRep(deep).issues)).toEqual(['TDMREP_RULE_NOT_OBJECT']);
+    const many = JSON.stringify([Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]).concat([['location', '/'], ['tdm-reservation', 1]]))]);
+    const doc = parseTdmRep(many);
+    expect(doc.rules[0]!.reservation).toBe(1);
+    expect(codes(doc.issues)).toEqual(['TDMREP_UNKNOWN_PROPERTY']);
+  });
+});

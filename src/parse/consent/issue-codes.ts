@@ -27,7 +27,7 @@ export const consentIssueCodes: readonly ConsentIssueCode[] = [
   { code: 'TDMREP_RESERVATION_INVALID', kind: 'tdmrep.json', severity: 'error', meaning: '`tdm-reservation` is not 0 or 1: the rule reserves nothing', spec: TDMREP },
   { code: 'TDMREP_RESERVATION_STRING', kind: 'tdmrep.json', severity: 'warning', meaning: '`tdm-reservation` written as the string "0" or "1" instead of the number; read as the number', spec: TDMREP },
   { code: 'TDMREP_POLICY_NOT_URL', kind: 'tdmrep.json', severity: 'warning', meaning: '`tdm-policy` is not an absolute http(s) URL; kept as written', spec: TDMREP },
-  { code: 'TDMREP_UNKNOWN_PROPERTY', kind: 'tdmrep.json', severity: 'info', meaning: 'a rule property other than location, tdm-reservation, tdm-policy; ignored', spec: TDMREP },
+  { code: 'TDMREP_UNKNOWN_PROPERTY', kind: 'tdmrep.json', severity: 'info', meaning: 'a rule has properties other than location, tdm-reservation, tdm-policy (one issue per rule, naming the first five); ignored', spec: TDMREP },
   { code: 'TDMREP_EMPTY', kind: 'tdmrep.json', severity: 'warning', meaning: 'an empty array: no rule, so nothing is reserved', spec: TDMREP },
   { code: 'RSL_NO_RSL_ROOT', kind: 'rsl', severity: 'error', meaning: 'the document has no <rsl> root element (not an RSL licence, or not XML)', spec: `${RSL} <rsl>` },
   { code: 'RSL_WRONG_NAMESPACE', kind: 'rsl', severity: 'warning', meaning: '<rsl> without xmlns="https://rslstandard.org/rsl" (required); read anyway', spec: `${RSL} <rsl>` },

@@ -19,9 +19,10 @@ export interface LlmsTxt {
   issues: ConsentIssue[];
 }
 
-const H1 = /^#[ \t]+(.+?)[ \t#]*$/;
 const H2 = /^##[ \t]+\S/;
-const LINK = /\[[^\]\n]*\]\([^)\s]+(?:[ \t]+"[^"\n]*")?\)/g;
+// `[text](url "title")`. Neither the text nor the URL may hold a `[`: every match attempt then
+// stops at the next `[`, so a hostile line of brackets costs linear time, not quadratic.
+const LINK = /\[[^[\]\n]*\]\([^()[\s]+(?:[ \t]+"[^"\n]*")?\)/g;
 const SUMMARY_MAX = 256;
 
 export function parseLlmsTxt(text: string): LlmsTxt {
@@ -40,9 +41,9 @@ export function parseLlmsTxt(text: string): LlmsTxt {
     if (/^(```|~~~)/.test(line.trimStart())) fenced = !fenced;
     if (fenced || line.trim() === '') continue;
     if (title === null) {
-      const h1 = H1.exec(line);
-      if (h1) {
-        title = h1[1]!.trim();
+      const h1 = headingText(line);
+      if (h1 !== null) {
+        title = h1;
         afterTitle = true;
         if (beforeTitle > 0) issues.push(consentIssue('LLMS_TITLE_NOT_FIRST', `${beforeTitle} line(s) of text before the H1 title`, lineNo, line));
         continue;
@@ -60,4 +61,19 @@ export function parseLlmsTxt(text: string): LlmsTxt {
   if (title === null) issues.push(consentIssue('LLMS_NO_TITLE', 'no H1 title (# Name): not an llms.txt'));
   if (summary !== null && summary.length > SUMMARY_MAX) summary = summary.slice(0, SUMMARY_MAX);
   return { titled: title !== null, title, summary, sections, links, issues };
+}
+
+/**
+ * The text of an ATX H1 (`# Title`, an optional closing run of `#`), or null. Written without a
+ * regular expression: a lazy group before a trailing `[ #]*$` backtracks quadratically on a line
+ * of `# # # …`.
+ */
+function headingText(line: string): string | null {
+  if (line[0] !== '#' || (line[1] !== ' ' && line[1] !== '\t')) return null;
+  let text = line.slice(2).trim();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '#') end--;
+  // A closing sequence counts only after a space (CommonMark §4.2); `# C#` keeps its `#`.
+  if (end < text.length && (end === 0 || text[end - 1] === ' ' || text[end - 1] === '\t')) text = text.slice(0, end).trimEnd();
+  return text === '' ? null : text;
 }

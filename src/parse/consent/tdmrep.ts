@@ -54,19 +54,30 @@ export function parseTdmRep(text: string): TdmRep {
 }
 
 function readRule(r: unknown, ruleNo: number, issues: ConsentIssue[]): TdmRule | null {
-  const text = JSON.stringify(r) ?? String(r);
+  const text = ruleText(r);
   const at = (code: string, message: string) => issues.push(consentIssue(code, `rule ${ruleNo}: ${message}`, null, text));
   if (typeof r !== 'object' || r === null || Array.isArray(r)) {
     at('TDMREP_RULE_NOT_OBJECT', 'not an object; skipped');
     return null;
   }
   const o = r as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!PROPERTIES.has(k)) at('TDMREP_UNKNOWN_PROPERTY', `'${k}' is not a TDMRep property; ignored`);
+  // One issue per rule, naming the first few: a rule of 20,000 keys is not 20,000 rows.
+  const unknown = Object.keys(o).filter((k) => !PROPERTIES.has(k));
+  if (unknown.length > 0) at('TDMREP_UNKNOWN_PROPERTY', `${unknown.length} propert${unknown.length === 1 ? 'y' : 'ies'} that TDMRep does not define, ignored: ${unknown.slice(0, 5).map((k) => `'${k}'`).join(', ')}${unknown.length > 5 ? ', …' : ''}`);
   const location = typeof o.location === 'string' ? o.location : null;
   if (location === null) at('TDMREP_LOCATION_MISSING', 'no string location: the rule matches no path');
   const policy = o['tdm-policy'] === undefined || o['tdm-policy'] === null ? null : String(o['tdm-policy']);
   if (policy !== null && !isHttpUrl(policy)) at('TDMREP_POLICY_NOT_URL', `tdm-policy '${policy}' is not an absolute http(s) URL`);
   return { ruleNo, location, reservation: reservationOf(o['tdm-reservation'], at), policy, matchesRoot: location !== null && matchesRoot(location) };
+}
+
+/** The rule as JSON for `line_text` (at most 256 characters); a member nested too deep to print is named by its type. */
+function ruleText(r: unknown): string {
+  try {
+    return (JSON.stringify(r) ?? String(r)).slice(0, 256);
+  } catch {
+    return Array.isArray(r) ? '[…]' : typeof r; // RangeError: nesting beyond the stack (JSON.parse has no such limit)
+  }
 }
 
 function reservationOf(v: unknown, at: (code: string, message: string) => void): 0 | 1 | null {
