@@ -436,8 +436,9 @@ CREATE OR REPLACE VIEW llms_txt AS SELECT * EXCLUDE (filename) FROM read_parquet
 -- content_signal_ai_train: the first Content-Signal ai-train value ('yes'/'no') of the '*' group
 --   (or outside any group); null when none.
 -- tdm_reservation / tdm_policy: the first tdmrep.json rule whose location matches '/' (TDMRep:
---   "the first in sequence"), else a tdm-reservation header on any response of the site that night
---   (1 when any said 1); null when nothing said. Headers speak for the resource they came with
+--   "the first in sequence"), else a tdm-reservation header on any response of the site that night,
+--   or on the earlier answer a file not fetched anew that night was read from (1 when any said 1);
+--   null when nothing said. Headers speak for the resource they came with
 --   (robots.txt, ads.txt): the well-known file is the site-wide word, so it ranks first here.
 -- rsl_license_url: the first robots.txt License line (resolved). llms_txt: a Markdown llms.txt was
 --   served (true), asked and not (false), not asked (null: a night without --ai-signals).
@@ -461,11 +462,21 @@ WITH sites AS (
 ), rule AS (
   SELECT snapshot_date, host, arg_min(tdm_reservation, rule_no) AS reservation, arg_min(tdm_policy, rule_no) AS policy
   FROM tdmrep_rules WHERE matches_root GROUP BY ALL
+), tdm_answers AS (
+  SELECT snapshot_date, subject, final_url, trim(tdm_reservation) AS r, tdm_policy FROM fetches WHERE trim(tdm_reservation) IN ('0', '1')
+), tdm_heard AS (
+  SELECT snapshot_date, subject, r, tdm_policy FROM tdm_answers
+  UNION ALL
+  -- A file not fetched anew that night (a 304, a fresh copy reused, a copy carried forward) keeps
+  -- the headers of the answer its copy came from: RFC 9111 §4.3.4, a 304 updates stored headers,
+  -- it does not drop them (most servers do not repeat a custom header on a 304).
+  SELECT f.snapshot_date, f.subject, a.r, a.tdm_policy FROM files f
+  ASOF JOIN tdm_answers a ON a.subject = f.subject AND a.final_url = f.url AND f.snapshot_date > a.snapshot_date
+  WHERE f.obtained IN ('revalidated', 'reused', 'carried_forward')
 ), header AS (
-  SELECT snapshot_date, subject AS host, max(CAST(trim(tdm_reservation) AS INTEGER)) AS reservation,
-         max(tdm_policy) FILTER (WHERE trim(tdm_reservation) = '1') AS policy_1,
-         max(tdm_policy) FILTER (WHERE trim(tdm_reservation) = '0') AS policy_0
-  FROM fetches WHERE trim(tdm_reservation) IN ('0', '1') GROUP BY ALL
+  SELECT snapshot_date, subject AS host, max(CAST(r AS INTEGER)) AS reservation,
+         max(tdm_policy) FILTER (WHERE r = '1') AS policy_1, max(tdm_policy) FILTER (WHERE r = '0') AS policy_0
+  FROM tdm_heard GROUP BY ALL
 ), licence AS (
   SELECT snapshot_date, host, arg_min(coalesce(resolved_url, url), line_no) AS url FROM robots_licenses GROUP BY ALL
 ), llms AS (

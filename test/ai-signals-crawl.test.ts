@@ -29,9 +29,9 @@ afterAll(async () => {
 
 const COLUMNS = 'host, ai_agents_blocked_by_name, content_signal_ai_train, tdm_reservation, tdm_policy, rsl_license_url, llms_txt';
 
-async function crawl(name: string, extra: string[]): Promise<string> {
+async function crawl(name: string, extra: string[], date = '2026-11-26'): Promise<string> {
   const out = path.join(tmp, name);
-  const r = await runCli(['crawl', '--domains', path.join(fixtures, 'domains.txt'), '--out', out, '--no-sellers', '--progress', 'none', '--snapshot-date', '2026-11-26', ...extra, ...web.connectArgs]);
+  const r = await runCli(['crawl', '--domains', path.join(fixtures, 'domains.txt'), '--out', out, '--no-sellers', '--progress', 'none', '--snapshot-date', date, ...extra, ...web.connectArgs]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return out;
@@ -188,4 +188,28 @@ describe('site_ai_consent (issue 30)', () => {
     expect(before[1]!.length).toBe(4);
     expect(await read(rebuilt)).toEqual(before);
   }, 120_000);
+
+  it('every night: the next night asks again and gives the same rows; a night without the flag leaves llms_txt null', async () => {
+    await crawl('nightly', ['--ai-signals'], '2026-11-26');
+    const out = await crawl('nightly', ['--ai-signals'], '2026-11-27');
+    await crawl('nightly', [], '2026-11-28');
+    const db = await openSnapshotDb(out);
+    try {
+      for (const [date, table] of [['2026-11-26', ASKED], ['2026-11-27', ASKED], ['2026-11-28', FREE]] as const) {
+        expect(await db.rows(`SELECT ${COLUMNS} FROM site_ai_consent WHERE snapshot_date = DATE '${date}' ORDER BY host`)).toEqual(expected(table));
+      }
+      // The consent files of the second night were asked that night: a 404 again, or the same body
+      // confirmed by a 304 (the fixture web sends validators); none taken unasked.
+      expect(await db.rows(`SELECT obtained, count(*)::INT AS n FROM files WHERE snapshot_date = DATE '2026-11-27' AND file_kind IN ('tdmrep.json', 'llms.txt', 'rsl') GROUP BY ALL ORDER BY obtained`)).toEqual([
+        { obtained: 'fetched', n: 10 },
+        { obtained: 'revalidated', n: 7 },
+      ]);
+      // tdm-header.test's robots.txt was revalidated on the third night: its 304 carries no
+      // tdm-reservation, the answer its copy came from did (RFC 9111 §4.3.4).
+      expect(await db.rows(`SELECT obtained FROM files WHERE snapshot_date = DATE '2026-11-28' AND subject = 'tdm-header.test' AND file_kind = 'robots.txt'`)).toEqual([{ obtained: 'revalidated' }]);
+      expect(await db.rows(`SELECT status_code, tdm_reservation FROM fetches WHERE snapshot_date = DATE '2026-11-28' AND subject = 'tdm-header.test' AND file_kind = 'robots.txt'`)).toEqual([{ status_code: 304, tdm_reservation: null }]);
+    } finally {
+      db.close();
+    }
+  }, 180_000);
 });
