@@ -313,10 +313,11 @@ FROM (
         key: 'consistency.sellers_location_effect',
         title: 'Records checkable at the default sellers.json location and with the locations table (latest night)',
         about:
-          "View ad_system_coverage, all ad systems: the records of valid files, and how many can be checked against their ad system's sellers.json (read whole and valid). 'default location only': the records of ad systems whose sellers.json was asked at https://AD_SYSTEM/sellers.json (the ad systems asked elsewhere count as not checkable: the default URL was not asked, and google.com answers 404 there). 'with the locations table': every checkable record, the ad systems asked at their location (data/sellers-locations.tsv, --sellers-location) included. Where a file was asked is the request's URL, not the URL finally read: a redirect from the default location is not a location.",
+          "View ad_system_coverage, all ad systems: the records of valid files, and how many can be checked against their ad system's sellers.json (read whole and valid). 'default location only': the records of ad systems whose sellers.json was asked at https://AD_SYSTEM/sellers.json (the ad systems asked elsewhere count as not checkable: the default URL was not asked, and google.com answers 404 there; so do those with no request known). 'with the locations table': every checkable record, the ad systems asked at their location (data/sellers-locations.tsv, --sellers-location) included. Where a file was asked is the request's URL, not the URL finally read: a redirect from the default location is not a location.",
         sql: `WITH t AS (
   SELECT coalesce(sum(records), 0)::BIGINT AS records,
-    coalesce(sum(checkable) FILTER (WHERE at_spec_location IS DISTINCT FROM false), 0)::BIGINT AS at_default,
+    -- Only the ad systems whose sellers.json was asked at the default URL: one never asked (no request known) is at no location.
+    coalesce(sum(checkable) FILTER (WHERE at_spec_location), 0)::BIGINT AS at_default,
     coalesce(sum(checkable), 0)::BIGINT AS with_locations,
     count(*) FILTER (WHERE NOT coalesce(at_spec_location, true)) AS ad_systems_at_a_location
   FROM report_coverage
@@ -431,14 +432,14 @@ ${poolingNightsSql(VIEWED)}
     key: 'robots',
     title: '6. robots.txt and AI crawlers',
     intro:
-      "Per crawler of the agents catalogue the crawl recorded (table agents_catalogue; docs/reference/ai-crawlers.md), what the robots.txt of the listed sites says to it: the views agent_access_shares and ai_crawler_blocking, whose shares these are. Full: a disallow rule matches every path; partial: some path is disallowed; none: nothing is. By name: a group naming the crawler decided; through '*': no group names it and the '*' groups decided. A robots.txt that answered 5xx or could not be reached counts as full (RFC 9309 §2.3.1.4, 'unreachable'), one that answered 4xx as none (§2.3.1.3, 'absent'). Shares are of the night's listed sites (their robots.txt row, files.via = 'root').",
+      "Per crawler of the agents catalogue the crawl recorded (table agents_catalogue; docs/reference/ai-crawlers.md), what the robots.txt of the listed sites says to it: the views agent_access_shares and ai_crawler_blocking, whose shares these are. Full: a disallow rule matches every path; partial: some path is disallowed; none: nothing is. By name: a group naming the crawler decided; through '*': no group names it and the '*' groups decided. Unknown: the robots.txt content was not seen (a bot wall, a 429, a 5xx, no answer), so the site said nothing; RFC 9309 §2.3.1 tells a crawler how to behave then (a 5xx or no answer: disallow all, 'unreachable'), not what the site chose. None: nothing is disallowed, or a 4xx said there is no robots.txt (§2.3.1.3, 'absent'). Shares are of the night's listed sites (their robots.txt row, files.via = 'root'); full, partial, none and unknown add up to 1.",
     figures: [
       {
         key: 'robots.agents',
         title: 'Sites blocking each crawler, fully or partly, by name or through * (latest night)',
         about:
-          "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly or not at all (these add up to 1), fully and partly by name or through '*', and the shares whose robots.txt was unreachable (full) or absent (none). The chart shows the 30 agents blocked fully by most sites.",
-        sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none,
+          "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly, not at all, or unknown (robots.txt not seen; these four add up to 1), fully and partly by name or through '*', and the shares a crawler must treat as disallowing all (unreachable: 5xx or no answer, all unknown) or a 4xx said have none (absent). The chart shows the full opt-outs of the 30 agents blocked fully by most sites; partial restrictions are in the next figure.",
+        sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none, share_unknown,
   share_full_by_name, share_full_through_star, share_partial_by_name, share_partial_through_star, share_unreachable, share_absent
 FROM ai_crawler_blocking WHERE ${LATEST}
 ORDER BY share_full DESC, share_partial DESC, user_agent`,
@@ -448,13 +449,26 @@ ORDER BY share_full DESC, share_partial DESC, user_agent`,
         key: 'robots.access',
         title: 'How each crawler is answered: blocked level and way (latest night)',
         about:
-          "View agent_access_shares: per catalogue agent, blocked level (full, partial, none) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites.",
+          "View agent_access_shares: per catalogue agent, blocked level (full, partial, none, unknown) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites, each level apart.",
         sql: `SELECT s.user_agent, s.operator, s.purpose, s.blocked, s.via, s.sites, s.share
 FROM agent_access_shares s
 JOIN ai_crawler_blocking b ON b.snapshot_date = s.snapshot_date AND b.user_agent = s.user_agent
 WHERE s.${LATEST}
-ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 ELSE 2 END, s.via`,
+ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 WHEN 'none' THEN 2 ELSE 3 END, s.via`,
         chart: { kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+      },
+      {
+        key: 'robots.purposes',
+        title: 'Sites restricting AI and ad crawlers, by purpose: opt-outs, partial restrictions, unknown (latest night)',
+        about:
+          "View ai_crawler_blocking_by_purpose (and ai_crawler_blocking_by_operator, by operator): per catalogue purpose, each listed site's answer to the purpose's agents together. Opt-outs: full (every agent of the purpose blocked fully) and some_full (some of them blocked fully, not all); partial: no agent blocked fully, but some path disallowed (a restriction, not an opt-out); none: no agent restricted; unknown: robots.txt not seen. The five add up to 1; share_any_full = full + some_full. The chart stacks the five levels.",
+        sql: `SELECT purpose, agents, sites, share_any_full, level, share FROM (
+  SELECT purpose, agents, sites, share_any_full,
+    unnest(['full', 'some_full', 'partial', 'none', 'unknown']) AS level,
+    unnest([share_full, share_some_full, share_partial, share_none, share_unknown]) AS share
+  FROM ai_crawler_blocking_by_purpose WHERE ${LATEST}
+) ORDER BY share_any_full DESC, purpose, list_position(['full', 'some_full', 'partial', 'none', 'unknown'], level)`,
+        chart: { kind: 'hbar', x: 'share', y: 'purpose', color: 'level', xTitle: 'Listed sites (%)', yTitle: 'Purpose', percent: true },
       },
       {
         key: 'robots.agents_over_time',
@@ -465,7 +479,7 @@ ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked W
   SELECT user_agent, row_number() OVER (ORDER BY share_full DESC, share_partial DESC, user_agent) AS agent_rank
   FROM ai_crawler_blocking WHERE ${LATEST}
 )
-SELECT b.snapshot_date, b.user_agent, b.operator, b.purpose, b.sites, b.share_full, b.share_partial,
+SELECT b.snapshot_date, b.user_agent, b.operator, b.purpose, b.sites, b.share_full, b.share_partial, b.share_unknown,
   b.share_full_by_name, b.share_full_through_star, b.share_partial_by_name, b.share_partial_through_star
 FROM ai_crawler_blocking b LEFT JOIN latest l USING (user_agent)
 WHERE in_window(b.snapshot_date)
@@ -534,6 +548,15 @@ ORDER BY snapshot_date DESC, change, rank NULLS LAST, site`,
     title: '8. sellers.json',
     intro: 'The sellers.json files of the ad systems that the files name: who they list, and what their headers say.',
     figures: [
+      {
+        key: 'sellers.availability',
+        title: 'sellers.json availability: ad systems and intermediaries apart (latest night)',
+        about:
+          "View sellers_json_availability: the sellers.json files asked that night by status, for the ad systems that the files' records name and, apart, for the intermediaries reached only through an INTERMEDIARY/BOTH entry of another sellers.json (every such entry's domain is asked, so most answer 404: they are not ad systems lacking a file). Share: of the role's files.",
+        sql: `SELECT role, status, readable, files, share FROM sellers_json_availability WHERE ${LATEST}
+ORDER BY role, files DESC, status`,
+        chart: { kind: 'hbar', x: 'files', y: 'role', color: 'status', xTitle: 'sellers.json files', yTitle: 'Role' },
+      },
       {
         key: 'sellers.types',
         title: 'Sellers by type (latest night)',
