@@ -41,6 +41,7 @@ async function crawl(name: string, extra: string[], date = '2026-11-26'): Promis
 const FREE = {
   // GPTBot (training), CCBot (data), ChatGPT-User (assistant); not OAI-SearchBot (search) nor ClaudeBot (partial).
   'tdm-all.test': [3, null, null, null, null, null],
+  // Disallow: / for '*': every agent blocked, none by name.
   'tdm-news.test': [0, null, null, null, null, null],
   // robots.txt 503: what the agents get is not a reading of the file.
   'tdm-broken.test': [null, null, null, null, null, null],
@@ -157,6 +158,8 @@ describe('site_ai_consent (issue 30)', () => {
       { signal_a: 'tdm_reservation', signal_b: 'content_signal_ai_train_no', both: 0, only_a: 1, only_b: 1, neither: 5, sites: 7 },
       { signal_a: 'content_signal_ai_train_no', signal_b: 'ai_agents_blocked_by_name', both: 0, only_a: 1, only_b: 1, neither: 5, sites: 7 },
       { signal_a: 'rsl_license', signal_b: 'ai_agents_blocked_by_name', both: 0, only_a: 1, only_b: 1, neither: 5, sites: 7 },
+      // tdm-news.test blocks every crawler through '*' (by name: none), and reserves nothing for '/'.
+      { signal_a: 'tdm_reservation', signal_b: 'ai_agent_blocked_fully', both: 1, only_a: 0, only_b: 1, neither: 5, sites: 7 },
     ]);
   }, 120_000);
 

@@ -673,15 +673,18 @@ SELECT signal, sites, asked, CASE WHEN asked > 0 THEN sites / asked END AS share
         key: 'consent.agreement',
         title: 'Do the opt-out signals agree? (latest night)',
         about:
-          "For each pair of opt-out signals, among the sites whose robots.txt was read: the sites giving both, only the first, only the second. A site that reserves TDM rights but blocks no AI agent by name (only_a of tdm_reservation × ai_agents_blocked_by_name) says no in one place and nothing in the other; the reverse is only_b.",
+          "For each pair of opt-out signals, among the sites whose robots.txt was read: the sites giving both, only the first, only the second. A site that reserves TDM rights but blocks no AI agent by name (only_a of tdm_reservation × ai_agents_blocked_by_name) says no in one place and nothing in the other; the reverse is only_b. ai_agent_blocked_fully: some AI agent is blocked fully, by name or through the '*' group (agent_sites): its only_a are the sites that reserve TDM rights yet let every AI crawler in.",
         sql: `WITH s AS (
-  SELECT tdm_reservation = 1 AS tdm, ai_agents_blocked_by_name > 0 AS named, content_signal_ai_train = 'no' AS train_no, rsl_license_url IS NOT NULL AS rsl
-  FROM site_ai_consent WHERE ${LATEST} AND ai_agents_blocked_by_name IS NOT NULL
+  SELECT c.tdm_reservation = 1 AS tdm, c.ai_agents_blocked_by_name > 0 AS named, c.content_signal_ai_train = 'no' AS train_no, c.rsl_license_url IS NOT NULL AS rsl,
+         c.ai_agents_blocked_by_name > 0 OR a.blocked = 'full' AS any_full
+  FROM site_ai_consent c JOIN agent_sites a ON a.snapshot_date = c.snapshot_date AND a.host = c.host
+  WHERE c.${LATEST} AND c.ai_agents_blocked_by_name IS NOT NULL
 ), p AS (
   SELECT 1 AS o, 'tdm_reservation' AS signal_a, 'ai_agents_blocked_by_name' AS signal_b, coalesce(tdm, false) AS a, named AS b FROM s
   UNION ALL SELECT 2, 'tdm_reservation', 'content_signal_ai_train_no', coalesce(tdm, false), coalesce(train_no, false) FROM s
   UNION ALL SELECT 3, 'content_signal_ai_train_no', 'ai_agents_blocked_by_name', coalesce(train_no, false), named FROM s
   UNION ALL SELECT 4, 'rsl_license', 'ai_agents_blocked_by_name', rsl, named FROM s
+  UNION ALL SELECT 5, 'tdm_reservation', 'ai_agent_blocked_fully', coalesce(tdm, false), any_full FROM s
 )
 SELECT signal_a, signal_b, count(*) FILTER (WHERE a AND b) AS both, count(*) FILTER (WHERE a AND NOT b) AS only_a,
   count(*) FILTER (WHERE b AND NOT a) AS only_b, count(*) FILTER (WHERE NOT a AND NOT b) AS neither, count(*) AS sites
