@@ -113,7 +113,7 @@ export const tables = {
     grain: '(subject, file_kind) resolved',
     columns: [
       c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
-      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt or sellers.json', { nullable: false, dict: true }),
+      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt or sellers.json; with --ai-signals also tdmrep.json, llms.txt, rsl (an RSL licence)', { nullable: false, dict: true }),
       c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url' (a developer host, however apps reached it: each app's path, direct or 'developer_url_parent', is its hops row), 'ad_system', 'intermediary' (a sellers.json reached through an INTERMEDIARY/BOTH entry, not itself an ad system named by a record)", { dict: true }),
       c('url', 'string', 'URL whose body was used (after redirects), null if none'),
       c('status', 'string', `what the content was, on every night however it was obtained: ${FILE_STATUSES.join(', ')}`, { dict: true }),
