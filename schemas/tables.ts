@@ -251,7 +251,7 @@ export const tables = {
   // --- Consent signals beyond robots.txt (docs/reference/ai-signals.md) ---
   robots_licenses: {
     name: 'robots_licenses',
-    grain: 'License line of a robots.txt (RSL 1.0 §4: the URL of the site licence)',
+    grain: 'License line of a robots.txt (RSL 1.0: the URL of the site licence)',
     columns: [
       c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
       c('url', 'string', 'the value as written', { nullable: false }),
