@@ -138,6 +138,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       obeyRobots: options.obeyRobots ?? 'store',
       productToken,
       robotsSemantics: options.robotsSemantics ?? 'rfc',
+      aiSignals: options.aiSignals ?? false,
     },
   };
   const referrals = new Referrals();
@@ -356,7 +357,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       input_fingerprints: inputs.fingerprints,
       // Every fetch knob as used, from defaults, --config FILE or flags (src/fetch/knobs-manifest.ts).
       fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, ai_signals: options.aiSignals ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
       // Resolvers asked and every exemption from the address guard (--dns-server, --allow-addresses; src/fetch/network-manifest.ts).
       network: networkManifest(fetchConfig),
       sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,
@@ -420,6 +421,7 @@ function runIdentity(o: CrawlOptions, stage: Stage | 'all'): Record<string, unkn
     obeyRobots: o.obeyRobots ?? 'store',
     // Named only when not the default, so that the ids of runs started before the option stay the same.
     ...(o.robotsSemantics === 'google' ? { robotsSemantics: 'google' } : {}),
+    ...(o.aiSignals ? { aiSignals: true } : {}),
     sellers: o.sellers !== false,
     ...sellersIdentity(o),
     ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}`, stage } : {}),

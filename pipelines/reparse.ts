@@ -16,7 +16,8 @@ import { policyOf } from './robots-job.js';
 import { completedRuns } from '../src/store/run-manifests.js';
 import { isCalendarDate } from './crawl-options.js';
 import type { SnapshotDb } from '../src/sql/snapshot-db.js';
-import { emitAgentRows, emitCatalogue } from './robots-agents.js';
+import { emitAgentRows, emitCatalogue, emitLicenses } from './robots-agents.js';
+import { isConsentKind, parseConsentBody } from './consent-bodies.js';
 import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
 /**
@@ -27,7 +28,7 @@ import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
  * `robots_*`, `sellers` — is produced again. The result is written to another snapshot root.
  */
 const COPIED: readonly TableName[] = ['targets', 'fetches', 'hops', 'apps'];
-const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files'];
+const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files', 'robots_licenses', 'tdmrep_rules', 'rsl_licenses', 'llms_txt'];
 /** How snapshots written before `files.obtained` existed said it, in `files.status`. */
 const LEGACY_OBTAINED: Record<string, Obtained> = { cached: 'reused', not_modified: 'revalidated', carried_forward: 'carried_forward' };
 
@@ -150,8 +151,14 @@ async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row
     const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, row.obtained !== 'fetched', semantics);
     const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, semantics);
     const usage = emitAgentRows(out, f.subject, txt, policy, agents);
+    const lic = emitLicenses(out, f.subject, txt, f.url ?? `https://${f.subject}/robots.txt`);
     if (!parsed || !txt) return row;
-    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error') + usage.errors, warnings: count(txt.issues, 'warning') + usage.warnings, lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });
+    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error') + usage.errors + lic.errors, warnings: count(txt.issues, 'warning') + usage.warnings + lic.warnings, lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });
+  }
+  if (isConsentKind(f.file_kind)) {
+    if (!stream) return row;
+    const parsed = await parseConsentBody(out, f.subject, f.file_kind, f.url ?? '', stream);
+    return Object.assign(row, { records: parsed.records, errors: parsed.counts.errors, warnings: parsed.counts.warnings, ...(truncated ? { status: 'too_large', valid: false } : parsed.verdict) });
   }
   if (f.file_kind === 'sellers.json') {
     if (stream) {

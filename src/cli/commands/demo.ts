@@ -43,6 +43,8 @@ export const command: Command = {
         apps,
         outDir,
         concurrency: intFlag('concurrency', values.concurrency, 32),
+        // The demo shows every signal the report has a section for.
+        aiSignals: true,
         stats,
         fetch: { connectTo: connectTo.map(parseConnectTo), caCerts: [web.caCertPem] },
       });

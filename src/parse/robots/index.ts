@@ -11,3 +11,4 @@ export { pathFromUrl } from './url-path.js';
 export { normalisePattern, normaliseUrlPath, escapeGooglePattern, urlPathOctets } from './percent-encoding.js';
 export { isValidProductToken, productTokenOf } from './user-agent.js';
 export { robotsRuleRows, type RobotsRuleRow } from './rule-rows.js';
+export { licenseLines, type LicenseLine } from './licenses.js';
