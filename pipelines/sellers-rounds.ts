@@ -95,7 +95,7 @@ export async function runSellersRounds(s: SellersRoundsSetup): Promise<void> {
     stats.queued = list.length - doneCount(state.done.sellers, list.length);
     const via = round === 0 ? 'ad_system' : 'intermediary';
     await s.runUnits(list, async (c, domain) => {
-      await crawlSellers(c, referrals, { domain, url: s.locations.urlFor(domain), via });
+      await crawlSellers(c, referrals, { domain, urls: s.locations.candidatesFor(domain), via });
       stats.queued--;
     });
     rounds.files.push({ round, files: list.length });

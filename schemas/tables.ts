@@ -292,6 +292,8 @@ export const tables = {
     columns: [
       c('ad_system_domain', 'string', 'ad system whose sellers.json this is', { nullable: false }),
       c('status', 'string', 'files.status of this sellers.json (what the content was)', { dict: true }),
+      c('location', 'string', "where the file was asked: 'spec' (https://AD_SYSTEM/sellers.json, redirects followed) or 'table' (an entry of data/sellers-locations.tsv or --sellers-location, asked because the spec's location gave no readable file); null from adsnap reparse", { dict: true }),
+      c('location_url', 'string', 'the URL asked (before redirects; files.url is the one read)'),
       c('version', 'string', 'version, as written'),
       c('contact_email', 'string', 'contact_email'),
       c('contact_address', 'string', 'contact_address'),

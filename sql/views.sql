@@ -213,7 +213,9 @@ CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller
 -- reused without one, the latest earlier night's): `at_spec_location` is true for the spec's
 -- https://<ad system>/sellers.json, false for a location (data/sellers-locations.tsv,
 -- --sellers-location). The records checkable only thanks to a location are `checkable` where
--- `NOT at_spec_location`.
+-- `NOT at_spec_location`. The spec's location is asked first, the table's after it: where a file
+-- was read, sellers_files.location says which served it (snapshots before that column: the
+-- first request's URL).
 CREATE OR REPLACE VIEW ad_system_coverage AS
 WITH requests AS (
   SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
@@ -227,11 +229,12 @@ SELECT m.snapshot_date, m.ad_system_domain, count(*) AS records,
        count(*) FILTER (WHERE coalesce(sf.valid, false)) AS checkable,
        count(*) FILTER (WHERE m.seller_found) AS found,
        any_value(sf.status) AS sellers_json_status,
-       any_value(a.url) AS sellers_json_url,
-       any_value(a.url) = 'https://' || m.ad_system_domain || '/sellers.json' AS at_spec_location
+       coalesce(any_value(sl.location_url), any_value(a.url)) AS sellers_json_url,
+       coalesce(any_value(sl.location) = 'spec', any_value(a.url) = 'https://' || m.ad_system_domain || '/sellers.json') AS at_spec_location
 FROM seller_match m
 LEFT JOIN files sf ON sf.snapshot_date = m.snapshot_date AND sf.subject = m.ad_system_domain AND sf.file_kind = 'sellers.json'
 LEFT JOIN asked a ON a.snapshot_date = m.snapshot_date AND a.ad_system_domain = m.ad_system_domain
+LEFT JOIN sellers_files sl ON sl.snapshot_date = m.snapshot_date AND sl.ad_system_domain = m.ad_system_domain
 GROUP BY m.snapshot_date, m.ad_system_domain;
 
 -- The supply chain behind each ad system: every entry of the sellers.json of `via_domain`, for each

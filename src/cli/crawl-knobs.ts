@@ -221,8 +221,13 @@ async function resolveSellersKnobs(values: Values, file: Record<string, unknown>
   }
   const table = async (where: string, f: string) => {
     try {
-      for (const [k, v] of await readLocationTable(f)) out.locations[k] = v;
+      for (const [k, v] of await readLocationTable(f)) {
+        // The run's entries are one URL per ad system (asked after the spec's location, instead of the shipped table's).
+        if (v.length > 1) throw new UsageError(`${where} ${f}: ${k} has ${v.length} URLs; a run's table gives one per ad system`);
+        out.locations[k] = v[0]!;
+      }
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       const e = err as NodeJS.ErrnoException;
       throw new UsageError(e.code && e.code !== 'SELLERS_LOCATION_INVALID' ? `${where} ${f}: ${e.code}` : e.message);
     }

@@ -117,10 +117,17 @@ export function adsVariableColumns(v: AdsVariable) {
 }
 
 /** The header of a sellers.json read whole (IAB sellers.json 1.0). */
-export function sellersFileRow(domain: string, status: string, h: { version: string | null; contactEmail: string | null; contactAddress: string | null; identifiers: readonly { name: string | null; value: string | null }[]; ext: string | null; sellers: number }): Row<'sellers_files'> {
+export function sellersFileRow(
+  domain: string,
+  status: string,
+  h: { version: string | null; contactEmail: string | null; contactAddress: string | null; identifiers: readonly { name: string | null; value: string | null }[]; ext: string | null; sellers: number },
+  asked: { location: 'spec' | 'table'; url: string } | null = null,
+): Row<'sellers_files'> {
   return {
     ad_system_domain: domain,
     status,
+    location: asked?.location ?? null,
+    location_url: asked?.url ?? null,
     version: h.version,
     contact_email: h.contactEmail,
     contact_address: h.contactAddress,
