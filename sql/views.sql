@@ -60,6 +60,10 @@ CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers'));
 CREATE OR REPLACE VIEW sellers_files   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/sellers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers_files'));
+CREATE OR REPLACE VIEW buyers          AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/buyers/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('buyers'));
+CREATE OR REPLACE VIEW buyers_files    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/buyers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('buyers_files'));
 CREATE OR REPLACE VIEW robots_agent_access AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_agent_access/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_agent_access'));
 CREATE OR REPLACE VIEW robots_usage_signals AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_usage_signals/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
@@ -421,3 +425,20 @@ SELECT snapshot_date, user_agent, operator, purpose,
        coalesce(sum(share) FILTER (WHERE via = 'absent'), 0) AS share_absent
 FROM agent_access_shares
 GROUP BY ALL;
+
+-- buyers.json (IAB Tech Lab buyers.json 1.0) per night and ad system asked: whether it publishes
+-- one (`publishes`: a buyers array read whole, files.valid), its status, the entries read, and
+-- the entries per buyer_type as written (`buyer_types`: a map type → entries; '(none)' for
+-- entries without one). Ad systems are those named by a kept record (the sellers phase's round 0).
+CREATE OR REPLACE VIEW ad_system_buyers AS
+WITH types AS (
+  SELECT snapshot_date, ad_system_domain, map_from_entries(list({'k': t, 'v': n} ORDER BY n DESC, t)) AS buyer_types
+  FROM (SELECT snapshot_date, ad_system_domain, coalesce(buyer_type, '(none)') AS t, count(*)::INTEGER AS n FROM buyers GROUP BY ALL)
+  GROUP BY ALL
+)
+SELECT f.snapshot_date, f.subject AS ad_system_domain, f.status AS buyers_json_status, coalesce(f.valid, false) AS publishes,
+       coalesce(bf.buyers, 0) AS buyers, t.buyer_types, bf.version, bf.contact_email
+FROM files f
+LEFT JOIN buyers_files bf ON bf.snapshot_date = f.snapshot_date AND bf.ad_system_domain = f.subject
+LEFT JOIN types t ON t.snapshot_date = f.snapshot_date AND t.ad_system_domain = f.subject
+WHERE f.file_kind = 'buyers.json';

@@ -28,6 +28,7 @@ export const redirectPolicies: Readonly<Record<FetchKind, RedirectPolicy>> = {
   'app-ads.txt': { maxRedirects: 10, adsScope: true },
   'robots.txt': { maxRedirects: 5, adsScope: false },
   'sellers.json': { maxRedirects: 10, adsScope: false },
+  'buyers.json': { maxRedirects: 10, adsScope: false },
   store_page: { maxRedirects: 10, adsScope: false },
 };
 

@@ -1,6 +1,6 @@
 /** The kinds of file the crawl fetches; each has its own redirect policy, byte cap and deadline. */
-export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'store_page';
-export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'store_page'];
+export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'buyers.json' | 'store_page';
+export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page'];
 
 /**
  * What one request chain made: a `fetches` row (contract §3). The fetch layer knows no tables;
