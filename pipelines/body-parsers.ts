@@ -131,11 +131,7 @@ export async function parseSellersBody(out: Rows, domain: string, body: AsyncIte
       out.emit('parse_issues', issueRow(domain, 'sellers.json', i));
     },
   });
-  for await (const chunk of body) {
-    parser.push(chunk);
-    await out.settle();
-  }
-  return { summary: parser.end(), counts };
+  return { summary: await pump(parser, body, out), counts };
 }
 
 /** buyers.json (IAB Tech Lab buyers.json 1.0): `buyers` rows and its issues, streamed like sellers.json. */
@@ -148,11 +144,16 @@ export async function parseBuyersBody(out: Rows, domain: string, body: AsyncIter
       out.emit('parse_issues', issueRow(domain, 'buyers.json', i));
     },
   });
+  return { summary: await pump(parser, body, out), counts };
+}
+
+/** Streams a body through a JSON file parser, waiting for the writer after every chunk (backpressure). */
+async function pump<S>(parser: { push(chunk: Uint8Array): void; end(): S }, body: AsyncIterable<Uint8Array>, out: Rows): Promise<S> {
   for await (const chunk of body) {
     parser.push(chunk);
     await out.settle();
   }
-  return { summary: parser.end(), counts };
+  return parser.end();
 }
 
 function count(c: IssueCounts, severity: string): void {

@@ -70,6 +70,16 @@ export type FileStatus = (typeof FILE_STATUSES)[number];
 export const OBTAINED = ['fetched', 'revalidated', 'reused', 'carried_forward'] as const;
 export type Obtained = (typeof OBTAINED)[number];
 
+/** The parent object's fields of sellers.json 1.0, which buyers.json 1.0 shares: sellers_files and buyers_files. */
+const JSON_FILE_HEADER = [
+  c('version', 'string', 'version, as written'),
+  c('contact_email', 'string', 'contact_email'),
+  c('contact_address', 'string', 'contact_address'),
+  c('identifier_names', 'string[]', 'identifiers[].name (e.g. TAG-ID, DUNS), aligned by position with identifier_values; at most 1,000'),
+  c('identifier_values', 'string[]', 'identifiers[].value, aligned by position with identifier_names'),
+  c('ext', 'string', 'the top-level ext object as JSON text, null when absent'),
+] as const;
+
 export const tables = {
   targets: {
     name: 'targets',
@@ -295,12 +305,7 @@ export const tables = {
       c('status', 'string', 'files.status of this sellers.json (what the content was)', { dict: true }),
       c('location', 'string', "where the file was asked: 'spec' (https://AD_SYSTEM/sellers.json, redirects followed) or 'table' (an entry of data/sellers-locations.tsv or --sellers-location, asked because the spec's location gave no readable file); null from adsnap reparse", { dict: true }),
       c('location_url', 'string', 'the URL asked (before redirects; files.url is the one read)'),
-      c('version', 'string', 'version, as written'),
-      c('contact_email', 'string', 'contact_email'),
-      c('contact_address', 'string', 'contact_address'),
-      c('identifier_names', 'string[]', 'identifiers[].name (e.g. TAG-ID, DUNS), aligned by position with identifier_values; at most 1,000'),
-      c('identifier_values', 'string[]', 'identifiers[].value, aligned by position with identifier_names'),
-      c('ext', 'string', 'the top-level ext object as JSON text, null when absent'),
+      ...JSON_FILE_HEADER,
       c('sellers', 'int32', 'entries read'),
     ],
   },
@@ -323,12 +328,7 @@ export const tables = {
     columns: [
       c('ad_system_domain', 'string', 'ad system whose buyers.json this is', { nullable: false }),
       c('status', 'string', 'files.status of this buyers.json (what the content was)', { dict: true }),
-      c('version', 'string', 'version, as written'),
-      c('contact_email', 'string', 'contact_email'),
-      c('contact_address', 'string', 'contact_address'),
-      c('identifier_names', 'string[]', 'identifiers[].name, aligned by position with identifier_values; at most 1,000'),
-      c('identifier_values', 'string[]', 'identifiers[].value, aligned by position with identifier_names'),
-      c('ext', 'string', 'the top-level ext object as JSON text, null when absent'),
+      ...JSON_FILE_HEADER,
       c('buyers', 'int32', 'entries read'),
     ],
   },
