@@ -35,6 +35,8 @@ const TRANCO: Record<string, { list_id: string; available: boolean; created_on: 
   '2026-11-20': { list_id: 'K3J8W', available: true, created_on: '2026-11-20T00:00:00.000000' },
   '2026-11-24': { list_id: 'W24AB', available: true, created_on: '2026-11-24T00:00:00.000000' },
   '2026-11-25': { list_id: 'PEND1', available: false, created_on: '2026-11-25T00:00:00.000000' },
+  // A list id is a file name in the cache: one that is not an id is refused.
+  '2019-01-01': { list_id: '../../evil', available: true, created_on: '2019-01-01T00:00:00.000000' },
 };
 const TRANCO_LISTS: Record<string, string> = {
   L7XQ2: '1,alpha.example\n2,beta.example\n3,gamma.example\n4,delta.example\n',
@@ -150,6 +152,7 @@ describe('top lists by name, from a server that answers as the providers do', ()
     expect(i.record).toMatchObject({ selector: 'id:K3J8W', list_id: 'K3J8W', sha256: d.record.sha256 });
     expect(since(n)).toEqual(['/tranco/api/lists/date/2026-11-20', '/tranco/download/K3J8W/1000000', '/tranco/api/lists/id/K3J8W']);
     await expect(resolve('tranco:id:NOPE1', cache)).rejects.toThrow(/tranco:id:NOPE1: Tranco has no list with id NOPE1/);
+    await expect(resolve('tranco:2019-01-01', cache)).rejects.toThrow(/a list id that is not one \("\.\.\/\.\.\/evil"\)/);
   });
 
   it('a date not yet published walks back day by day (404, then not available), and says so', async () => {

@@ -131,7 +131,11 @@ async function trancoMeta(c: ProviderContext, path: string): Promise<TrancoMeta 
     throw err;
   }
   const meta = (m ?? {}) as TrancoMeta;
-  if (meta.available !== true || (typeof meta.list_id !== 'string' && typeof meta.list_id !== 'number')) return null;
+  if (meta.available !== true) return null;
+  // The id names the cached file: only what Tranco's ids are (letters and digits), never a path.
+  if ((typeof meta.list_id !== 'string' && typeof meta.list_id !== 'number') || !/^[A-Za-z0-9]{1,32}$/.test(String(meta.list_id))) {
+    throw new ListNotFoundError(`Tranco answered ${path} with a list id that is not one (${JSON.stringify(meta.list_id)})`);
+  }
   return meta;
 }
 
