@@ -2,9 +2,9 @@ import { parseBuyersBody } from './body-parsers.js';
 import { sellersFileStatus } from '../src/resolve/file-status.js';
 import { buyersFileRow, fileRow } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
-import type { Referrals } from './referral-registry.js';
 import { bodyColumns, obtainFile } from './obtain-file.js';
-import { robotsAllows, robotsFor } from './robots-job.js';
+import { robotsAllows } from './robots-job.js';
+import type { RobotsPolicy } from '../src/parse/robots/index.js';
 
 /** buyers.json 1.0: at the root of the ad system's domain, like sellers.json. */
 export function buyersUrl(adSystem: string): string {
@@ -15,13 +15,13 @@ export function buyersUrl(adSystem: string): string {
  * An ad system's buyers.json (IAB Tech Lab buyers.json 1.0, the demand side's counterpart of
  * sellers.json), asked once a night beside its sellers.json, with the sellers.json rules: the
  * same byte cap and deadline, statuses, validity, streaming into `buyers` rows, incremental
- * reuse, and robots.txt recorded (obeyed with --obey-robots all). A 404 is `not_found`: most ad
- * systems publish none.
+ * reuse, and the robots.txt verdict recorded (obeyed with --obey-robots all) under the policy the
+ * sellers.json job read for the same host (`robots`: no second request). A 404 is `not_found`:
+ * most ad systems publish none.
  */
-export async function crawlBuyers(ctx: CrawlContext, referrals: Referrals, adSystem: string): Promise<void> {
+export async function crawlBuyers(ctx: CrawlContext, adSystem: string, robots: RobotsPolicy): Promise<void> {
   const { out, stats } = ctx;
   const url = buyersUrl(adSystem);
-  const robots = await robotsFor(ctx, referrals, adSystem, 'ad_system');
   const robotsAllowed = robotsAllows(ctx, robots, '/buyers.json');
   const base = { subject: adSystem, fileKind: 'buyers.json', via: 'ad_system' as const, robotsAllowed };
   if (robotsAllowed === false && ctx.options.obeyRobots === 'all') {

@@ -7,6 +7,7 @@ import type { Referrals } from './referral-registry.js';
 import { attemptContext, settleAttempts } from './location-attempts.js';
 import { bodyColumns, obtainFile, previousOf, type Obtained } from './obtain-file.js';
 import { crawlRobots, robotsAllows, robotsFor } from './robots-job.js';
+import type { RobotsPolicy } from '../src/parse/robots/index.js';
 
 export interface SellersRequest {
   /** The ad system (round 0) or intermediary domain the file belongs to: files.subject, sellers.ad_system_domain. */
@@ -25,6 +26,8 @@ interface Attempt {
   /** 0: the spec's location; 1…: the locations table's entries. */
   index: number;
   robotsAllowed: boolean | null;
+  /** The asked host's robots.txt policy. */
+  robots: RobotsPolicy;
   got: Obtained<Parsed> | null;
   named: Set<string>;
   rows: RowScope;
@@ -38,9 +41,10 @@ interface Attempt {
  * when none is readable, the spec's location. `sellers_files.location` says which served it.
  * Fetched even where robots.txt disallows it, as ad platforms do, unless --obey-robots all; the
  * verdict is recorded. The domains its INTERMEDIARY/BOTH entries name join the next round when
- * the unit commits (`Referrals`).
+ * the unit commits (`Referrals`). Returns the robots.txt policy of the ad system's own host (the
+ * spec's location's), which its buyers.json is asked under without a second request.
  */
-export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, req: SellersRequest): Promise<void> {
+export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, req: SellersRequest): Promise<RobotsPolicy> {
   const { out, stats } = ctx;
   const { domain, via } = req;
   const attempts: Attempt[] = [];
@@ -55,7 +59,7 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, req:
   if (got === null) {
     out.emit('files', fileRow({ subject: domain, fileKind: 'sellers.json', via, url: null, status: 'disallowed_by_robots', obtained: null, httpStatus: null, valid: false, robotsAllowed }));
     stats.countFile('sellers.json', 'disallowed_by_robots');
-    return;
+    return attempts[0]!.robots;
   }
   const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
@@ -89,6 +93,7 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, req:
   stats.countFile('sellers.json', status);
   stats.sellersDone++;
   await out.settle();
+  return attempts[0]!.robots;
 }
 
 /** A sellers array was read, with entries: the places after this one are not asked. */
@@ -105,7 +110,7 @@ async function attempt(ctx: CrawlContext, referrals: Referrals, req: SellersRequ
   // snapshot (and in a sharded run no single shard owns it).
   const robots = at.hostname === domain ? await robotsFor(ctx, referrals, domain, via) : await crawlRobots(ctx, at.hostname, via, false);
   const robotsAllowed = robotsAllows(ctx, robots, at.pathname + at.search);
-  const a: Attempt = { url, index, robotsAllowed, got: null, named: new Set(), rows };
+  const a: Attempt = { url, index, robotsAllowed, robots, got: null, named: new Set(), rows };
   if (robotsAllowed === false && ctx.options.obeyRobots === 'all') return a;
   // The earlier night's copy counts for the place it came from (a 404 there says nothing of another).
   let previous = await previousOf(ctx, domain, 'sellers.json');

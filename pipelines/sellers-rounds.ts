@@ -96,9 +96,9 @@ export async function runSellersRounds(s: SellersRoundsSetup): Promise<void> {
     stats.queued = list.length - doneCount(state.done.sellers, list.length);
     const via = round === 0 ? 'ad_system' : 'intermediary';
     await s.runUnits(list, async (c, domain) => {
-      await crawlSellers(c, referrals, { domain, urls: s.locations.candidatesFor(domain), via });
+      const robots = await crawlSellers(c, referrals, { domain, urls: s.locations.candidatesFor(domain), via });
       // buyers.json 1.0: each ad system named by a record, once a night (not the intermediaries).
-      if (round === 0) await crawlBuyers(c, referrals, domain);
+      if (round === 0) await crawlBuyers(c, domain, robots);
       stats.queued--;
     });
     rounds.files.push({ round, files: list.length });

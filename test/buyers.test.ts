@@ -68,6 +68,7 @@ describe('buyers.json parser (IAB Tech Lab buyers.json 1.0)', () => {
 let web: LocalWeb;
 let out: string;
 let seenBuyers: string[];
+let seenRobots: string[];
 let db: Awaited<ReturnType<typeof openSnapshotDb>>;
 
 beforeAll(async () => {
@@ -86,6 +87,7 @@ beforeAll(async () => {
   const from = web.seen.length;
   await crawl({ domains, outDir: out, snapshotDate: '2026-11-22', checkpointSeconds: 0, sellersLocations: {}, fetch: { connectTo: web.connectTo, caCerts: [tls.caPem], retries: 0, maxBytes: { 'buyers.json': 1000 } } });
   seenBuyers = web.seen.slice(from).map((s) => s.url).filter((u) => u.endsWith('/buyers.json'));
+  seenRobots = web.seen.slice(from).map((s) => s.url).filter((u) => u.endsWith('/robots.txt'));
   db = await openSnapshotDb(out);
 }, 60_000);
 
@@ -97,6 +99,8 @@ afterAll(async () => {
 describe('buyers.json in the sellers phase', () => {
   it('each ad system named by a record is asked once a night, at the root of its domain', () => {
     expect(seenBuyers.sort()).toEqual(['https://adx.test/buyers.json', 'https://big.test/buyers.json', 'https://cut.test/buyers.json', 'https://none.test/buyers.json']);
+    // Under the robots.txt the sellers.json job read for the same host: no second request for it.
+    expect(seenRobots.filter((u) => u === 'https://adx.test/robots.txt')).toHaveLength(1);
   });
 
   it('files rows with the sellers.json rules: valid, cut (invalid_json), none (not_found), over the byte cap (too_large)', async () => {

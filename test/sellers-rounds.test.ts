@@ -145,7 +145,7 @@ describe('sellers.json locations, matching and intermediary rounds', () => {
 
   it('google.com: the spec location answers 404, the shipped table\'s entry serves the file (through a redirect); the rows stay google.com', async () => {
     // The spec's location first, then the table's first entry; its second is not asked once a file is read.
-    const order = seen.filter((u) => u.includes('google'));
+    const order = seen.filter((u) => u.includes('google') && !u.endsWith('/buyers.json'));
     expect(order).toEqual(['google.com/robots.txt', 'google.com/sellers.json', 'realtimebidding.google.com/robots.txt', 'realtimebidding.google.com/sellers.json', 'storage.googleapis.com/adx-rtb-dictionaries/sellers.json']);
     const [f] = await q(`SELECT subject, via, url, status, records FROM files WHERE file_kind = 'sellers.json' AND subject = 'google.com'`);
     expect(f).toEqual({ subject: 'google.com', via: 'ad_system', url: 'https://storage.googleapis.com/adx-rtb-dictionaries/sellers.json', status: 'ok', records: 1 });
@@ -171,7 +171,7 @@ describe('sellers.json locations, matching and intermediary rounds', () => {
       { subject: 'moved.test', url: 'https://files.storage.test/moved/sellers.json', status: 'ok' },
     ]);
     // Each asked at its spec location first (a 404 there), then at its entry.
-    expect(seen.filter((u) => u.startsWith('flag.test/') || u.startsWith('moved.test/')).sort()).toEqual(['flag.test/robots.txt', 'flag.test/sellers.json', 'moved.test/robots.txt', 'moved.test/sellers.json']);
+    expect(seen.filter((u) => u.startsWith('flag.test/') || u.startsWith('moved.test/')).sort()).toEqual(['flag.test/buyers.json', 'flag.test/robots.txt', 'flag.test/sellers.json', 'moved.test/buyers.json', 'moved.test/robots.txt', 'moved.test/sellers.json']);
     expect(await q(`SELECT ad_system_domain AS a, location, location_url FROM sellers_files WHERE ad_system_domain IN ('flag.test', 'moved.test', 'adx.test') ORDER BY 1`)).toEqual([
       { a: 'adx.test', location: 'spec', location_url: 'https://adx.test/sellers.json' },
       { a: 'flag.test', location: 'table', location_url: 'https://data.flag-cdn.test/sellers.json' },
@@ -281,7 +281,7 @@ describe('sellers.json locations, matching and intermediary rounds', () => {
   });
 
   it('files.lines: physical lines of ads.txt and robots.txt (CRLF, no final line end), null for sellers.json', async () => {
-    const rows = await q(`SELECT subject, file_kind, lines FROM files WHERE subject IN ('pub1.test', 'adx.test', 'mid1.test') ORDER BY 1, 2`);
+    const rows = await q(`SELECT subject, file_kind, lines FROM files WHERE subject IN ('pub1.test', 'adx.test', 'mid1.test') AND file_kind <> 'buyers.json' ORDER BY 1, 2`);
     expect(rows).toEqual([
       { subject: 'adx.test', file_kind: 'robots.txt', lines: null },
       { subject: 'adx.test', file_kind: 'sellers.json', lines: null },
