@@ -238,7 +238,9 @@ SELECT m.snapshot_date, m.ad_system_domain, count(*) AS records,
 FROM seller_match m
 LEFT JOIN files sf ON sf.snapshot_date = m.snapshot_date AND sf.subject = m.ad_system_domain AND sf.file_kind = 'sellers.json'
 LEFT JOIN asked a ON a.snapshot_date = m.snapshot_date AND a.ad_system_domain = m.ad_system_domain
-LEFT JOIN sellers_files sl ON sl.snapshot_date = m.snapshot_date AND sl.ad_system_domain = m.ad_system_domain
+-- Read through to_json: snapshots written before the location columns existed have none (NULL here).
+LEFT JOIN (SELECT snapshot_date, ad_system_domain, to_json(s) ->> 'location' AS location, to_json(s) ->> 'location_url' AS location_url FROM sellers_files s) sl
+  ON sl.snapshot_date = m.snapshot_date AND sl.ad_system_domain = m.ad_system_domain
 GROUP BY m.snapshot_date, m.ad_system_domain;
 
 -- The supply chain behind each ad system: every entry of the sellers.json of `via_domain`, for each
