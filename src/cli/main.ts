@@ -1,5 +1,6 @@
 import type { Command } from './command.js';
 import { UsageError } from './usage-error.js';
+import { EXIT, exitStatusOf } from './exit-codes.js';
 
 // Commands are loaded lazily so that `adsnap parse` never pays for undici, DuckDB or the writer.
 // Exported for scripts/gen-reference.ts, which writes docs/reference/cli.md from each `--help`.
@@ -57,7 +58,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`adsnap ${name}: ${err.message}\n${command.usage}\n`);
       return 2;
     }
-    process.stderr.write(`adsnap ${name}: ${(err as Error)?.stack ?? String(err)}\n`);
-    return 1;
+    const status = exitStatusOf(err);
+    process.stderr.write(`adsnap ${name}: ${status === EXIT.failed ? ((err as Error)?.stack ?? String(err)) : (err as Error).message}\n`);
+    return status;
   }
 }
