@@ -24,6 +24,7 @@ interface Job {
     backoffLimit?: number;
     backoffLimitPerIndex?: number;
     podFailurePolicy?: { rules: Rule[] };
+    podReplacementPolicy?: string;
     template: { spec: { restartPolicy: string; containers: { name: string; args: string[] }[] } };
   };
 }
@@ -51,8 +52,9 @@ describe('deploy/kubernetes/snapshot-jobs.yaml', () => {
     expect(jobs.map((j) => j.metadata.name)).toEqual(['targets', 'referrals', 'sellers', 'intermediaries'].map((s) => `adsnap-2026-11-22-${s}`));
     for (const j of jobs) {
       expect(j.kind).toBe('Job');
-      // podFailurePolicy requires it, and a pod replaced elsewhere is what the lock's heartbeat is for.
+      // podFailurePolicy requires both; a replacement starts once the failed pod has terminated.
       expect(j.spec.template.spec.restartPolicy, j.metadata.name).toBe('Never');
+      expect(j.spec.podReplacementPolicy, j.metadata.name).toBe('Failed');
     }
   });
 

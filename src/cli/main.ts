@@ -1,6 +1,6 @@
 import type { Command } from './command.js';
 import { UsageError } from './usage-error.js';
-import { EXIT, exitStatusOf } from './exit-codes.js';
+import { EXIT, EXIT_MEANINGS, exitStatusOf } from './exit-codes.js';
 
 // Commands are loaded lazily so that `adsnap parse` never pays for undici, DuckDB or the writer.
 // Exported for scripts/gen-reference.ts, which writes docs/reference/cli.md from each `--help`.
@@ -26,7 +26,8 @@ async function help(): Promise<string> {
       lines.push(`  ${name.padEnd(12)} (not available in this build)`);
     }
   }
-  lines.push('', 'Run `adsnap <command> --help` for a command\'s options; `adsnap --version` prints the version.');
+  lines.push('', 'Run `adsnap <command> --help` for a command\'s options; `adsnap --version` prints the version.', '', 'Exit status:');
+  for (const [status, meaning] of EXIT_MEANINGS) lines.push(`  ${String(status).padEnd(4)}${meaning}`);
   return lines.join('\n') + '\n';
 }
 
