@@ -25,11 +25,11 @@ export async function checkListsHaveEntries(o: CrawlOptions, read: { domains: st
   if (o.allowEmpty) return;
   if (read.domains) {
     const src = readDomainList(read.domains, { limit: o.limit, zipEntry: o.zipEntry });
-    if (!(await anyOf(src.targets))) throw emptyList('domain', o.domains ?? read.domains, src.stats);
+    if (!(await anyOf(src.targets))) throw emptyList('domain', o.domains ?? read.domains, src.stats, o.limit);
   }
   if (read.apps) {
     const src = readAppList(read.apps, { limit: o.limit, zipEntry: o.zipEntry });
-    if (!(await anyOf(src.apps))) throw emptyList('app', o.apps ?? read.apps, src.stats);
+    if (!(await anyOf(src.apps))) throw emptyList('app', o.apps ?? read.apps, src.stats, o.limit);
   }
 }
 
@@ -38,9 +38,10 @@ async function anyOf(items: AsyncIterable<unknown>): Promise<boolean> {
   return false;
 }
 
-function emptyList(kind: 'domain' | 'app', shown: string, s: ListSummary): EmptyListError {
+function emptyList(kind: 'domain' | 'app', shown: string, s: ListSummary, limit: number | undefined): EmptyListError {
   const name = shown === '-' ? 'stdin' : shown;
-  return new EmptyListError(`the ${kind} list ${name} has no accepted entry (${s.lines} lines, ${s.malformed} malformed); nothing was created${malformedLines(s)}\n(--allow-empty commits an empty snapshot)`);
+  const what = limit === 0 ? 'no entry is accepted with --limit 0' : `the ${kind} list ${name} has no accepted entry (${s.lines} lines, ${s.malformed} malformed)`;
+  return new EmptyListError(`${what}; nothing was created${malformedLines(s)}\n(--allow-empty commits an empty snapshot)`);
 }
 
 /** The first malformed lines, one a line: `  line N: reason: "text"`, and how many more. */
