@@ -157,15 +157,30 @@ describe.skipIf(!hasProc)('on this machine: the process that wrote the lock, not
 
 describe('take-over', () => {
   it('two takers at once: exactly one wins, the other is told the winner is alive', async () => {
-    for (let round = 0; round < 10; round++) {
+    for (let round = 0; round < 20; round++) {
       const dir = tempDir();
       forge(dir, { host: 'gone-pod', bootId: 'x' }, 60_000);
-      const results = await Promise.allSettled(Array.from({ length: 6 }, () => RunLock.acquire(dir, 'run')));
+      const results = await Promise.allSettled([RunLock.acquire(dir, 'run'), RunLock.acquire(dir, 'run')]);
       const won = results.filter((r): r is PromiseFulfilledResult<RunLock> => r.status === 'fulfilled');
       expect(won.length, `round ${round}`).toBe(1);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(RunLockedError);
       await won[0]!.value.assertHeld();
       await won[0]!.value.release();
+      expect(readdirSync(dir), 'no file left aside').toEqual([]);
+    }
+  });
+
+  it('six takers at once: one holds the lock; any other that thought it won learns at its next check that it did not', async () => {
+    for (let round = 0; round < 10; round++) {
+      const dir = tempDir();
+      forge(dir, { host: 'gone-pod', bootId: 'x' }, 60_000);
+      const results = await Promise.allSettled(Array.from({ length: 6 }, () => RunLock.acquire(dir, 'run')));
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(RunLockedError);
+      const won = results.filter((r): r is PromiseFulfilledResult<RunLock> => r.status === 'fulfilled').map((r) => r.value);
+      const checks = await Promise.allSettled(won.map((l) => l.assertHeld()));
+      expect(checks.filter((c) => c.status === 'fulfilled').length, `round ${round}`).toBe(1);
+      for (const c of checks) if (c.status === 'rejected') expect(c.reason).toBeInstanceOf(RunLockLostError);
+      for (const l of won) await l.release();
       expect(readdirSync(dir), 'no file left aside').toEqual([]);
     }
   });

@@ -17,7 +17,10 @@
  * processes taking over at once, one moves the stale lock and the other finds it gone), checks
  * that what it moved is the lock it judged stale (else puts it back), and only then creates its
  * own. A holder checks on every heartbeat that the file still carries its token (`assertHeld`),
- * so a run whose lock was taken from it stops before it commits anything.
+ * so a run whose lock was taken from it stops before it commits anything. Of two takers one wins;
+ * of three or more at the same instant, one that moved a winner's lock aside by mistake and found
+ * a third's lock in its place when putting it back leaves that first winner to learn at its next
+ * check (heartbeat, save, commit step) that it lost: one attempt holds the lock in the end.
  */
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
