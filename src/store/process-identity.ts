@@ -89,9 +89,9 @@ export async function processState(pid: number): Promise<ProcessState> {
   let stat;
   try {
     stat = parseStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ESRCH') return { kind: 'absent' };
-    return { kind: 'unknown', exists: exists(pid) };
+  } catch {
+    // Gone, or hidden from us (/proc mounted with hidepid): kill(pid, 0) tells which.
+    return exists(pid) ? { kind: 'unknown', exists: true } : { kind: 'absent' };
   }
   if (!stat) return { kind: 'unknown', exists: exists(pid) };
   if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x' || (stat.flags & PF_EXITING) !== 0) return { kind: 'exiting' };
