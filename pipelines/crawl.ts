@@ -8,7 +8,7 @@ import { fetchKnobsManifest } from '../src/fetch/knobs-manifest.js';
 import { Fetcher, networkManifest, resolveFetchConfig } from '../src/fetch/index.js';
 import { openSnapshotWriter, sweepTemporaryParts, type SnapshotWriter } from '../src/sink/index.js';
 import { fingerprintFile } from '../src/sources/fingerprint.js';
-import { resolveRunLockOptions, RunLock } from '../src/store/run-lock.js';
+import { resolveRunLockOptions, RunLock, RunLockedError } from '../src/store/run-lock.js';
 import { readAppList, type AppListStats } from '../src/sources/apps.js';
 import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
 import { openLineBatches } from '../src/sources/line-reader.js';
@@ -60,10 +60,14 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const outExisted = existsSync(options.outDir);
   if (existsSync(manifestFile) && !options.restart) {
     const result = await alreadyComplete(options, runId, snapshotDate, manifestFile, stats, fileFingerprints);
-    // An attempt killed after its manifest (the run is complete) may have left its staging folder.
+    // An attempt killed after its manifest (the run is complete) may have left its staging folder;
+    // one still alive is cleaning it up itself, and the run is complete all the same (exit 0).
     if (existsSync(path.join(options.outDir, '_staging', `${runId}.lock`)) || existsSync(path.join(options.outDir, '_staging', runId))) {
-      const lock = await RunLock.acquire(path.join(options.outDir, '_staging'), runId, options.lock);
-      await rm(path.join(options.outDir, '_staging', runId), { recursive: true, force: true }).finally(() => lock.release());
+      const lock = await RunLock.acquire(path.join(options.outDir, '_staging'), runId, options.lock).catch((err: unknown) => {
+        if (err instanceof RunLockedError) return null;
+        throw err;
+      });
+      if (lock) await rm(path.join(options.outDir, '_staging', runId), { recursive: true, force: true }).finally(() => lock.release());
     }
     return result;
   }

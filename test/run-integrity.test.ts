@@ -1,10 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { bootId, processState } from '../src/store/process-identity.js';
 import { listFiles } from './helpers/files.js';
 import { finished, runCli, spawnCli, type CliResult } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
@@ -303,6 +304,23 @@ describe('locks left by attempts that died elsewhere are taken over at once', ()
     const t = new Date(Date.now() - ageMs);
     utimesSync(lock, t, t);
   };
+
+  it('a complete run whose lock a live attempt still holds (cleaning up) is complete: exit 0, its lock left alone', async () => {
+    const out = path.join(tmp, 'complete-locked');
+    cpSync(path.join(tmp, 'reference'), out, { recursive: true });
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => holder.once('spawn', r));
+      const st = await processState(holder.pid!);
+      forge(out, { host: hostname(), pid: holder.pid, startTicks: st.kind === 'running' ? st.startTicks : null, bootId: bootId() }, 0);
+      const r = await runCli(args(out));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('already complete');
+      expect(readdirSync(path.join(out, '_staging'))).toEqual([`${runIdOf(out)}.lock`]);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
 
   it('a lock of another host whose heartbeat is 45 s old', async () => {
     const out = path.join(tmp, 'other-host');
