@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { bootId, processState } from '../src/store/process-identity.js';
 import { listFiles } from './helpers/files.js';
-import { finished, runCli, spawnCli, type CliResult } from './helpers/run-cli.js';
+import { adsnapBin, finished, runCli, spawnCli, type CliResult } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
 import { useTempDirs } from './helpers/tmp.js';
 
@@ -321,6 +321,19 @@ describe('locks left by attempts that died elsewhere are taken over at once', ()
       holder.kill('SIGKILL');
     }
   });
+
+  // A container started again (docker --restart, a Kubernetes container restart) runs adsnap as pid 1
+  // on the same hostname: the lock its earlier self left names pid 1 too, with a fresh heartbeat.
+  // Here the rerun is pid 1 of a new pid namespace (unshare(1), root only), as in a container.
+  const canUnshare = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+  it.skipIf(!canUnshare)('a run started again as pid 1 takes over the lock its earlier pid 1 left (fresh heartbeat)', async () => {
+    const out = path.join(tmp, 'pid1');
+    forge(out, { host: hostname(), pid: 1, startTicks: 1, bootId: bootId(), startedAtMs: Date.now() - 60_000 }, 0);
+    const child = spawn('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, adsnapBin, ...args(out)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = await finished(child);
+    expect(r.code, r.stderr).toBe(0);
+    await expectSameAsReference(out);
+  }, 90_000);
 
   it('a lock of another host whose heartbeat is 45 s old', async () => {
     const out = path.join(tmp, 'other-host');
