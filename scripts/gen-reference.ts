@@ -17,6 +17,7 @@ import { SELLERS_ISSUE_CODES } from '../src/parse/sellers/types.js';
 import { consentIssueCodes } from '../src/parse/consent/index.js';
 import { BUYERS_ISSUE_CODES } from '../src/parse/buyers/types.js';
 import { commands } from '../src/cli/main.js';
+import { EXIT_MEANINGS } from '../src/cli/exit-codes.js';
 import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings, buyersIssueMeanings } from './reference-meanings.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,6 +38,9 @@ async function renderCli(): Promise<string> {
     loaded.push([name, command]);
     out.push(`| [\`adsnap ${name}\`](#adsnap-${name}) | ${cell(command.summary)} |`);
   }
+  out.push('', '## Exit status', '', 'Every command exits with one of these (each command\'s help says which of its outcomes gives which):', '', '| status | meaning |', '|---|---|');
+  for (const [status, meaning] of EXIT_MEANINGS) out.push(`| ${status} | ${cell(meaning)} |`);
+  out.push('', 'Schedulers can act on them: [nightly operations](../guide/nightly.md#exit-status), and the Kubernetes `podFailurePolicy` in [deploy/README.md](../../deploy/README.md#exit-status-retries-and-the-run-lock).');
   for (const [name, command] of loaded) {
     out.push('', `## adsnap ${name}`, '', command.summary.charAt(0).toUpperCase() + command.summary.slice(1) + '.', '');
     out.push('```text', command.usage.replace(/\s+$/, ''), '```');
