@@ -1,13 +1,15 @@
 import type { FetchOptions } from '../src/fetch/index.js';
 import type { ListStats } from '../src/sources/domain-list.js';
+import type { NamedListRecord } from '../src/sources/named-lists/index.js';
+import type { AppListStats } from '../src/sources/apps.js';
 import type { Shard } from '../src/util/shard.js';
-import type { RunLockOptions } from '../src/store/run-lock.js';
+import { resolveRunLockOptions, type RunLockOptions } from '../src/store/run-lock.js';
 import type { RunStats } from './run-stats.js';
 import type { Stage } from './shard-exchange.js';
 import { checkLocation } from '../src/resolve/sellers-location.js';
+import { isCalendarDate } from '../src/util/calendar-date.js';
 import { isRobotsSemantics, type RobotsSemantics } from '../src/parse/robots/index.js';
 import type { AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
-import { isCalendarDate } from '../src/util/calendar-date.js';
 
 /**
  * Subjects crawled at once, by default. Chosen from `npm run bench -- realweb` (docs/performance.md):
@@ -31,6 +33,10 @@ export const DEFAULT_ROW_GROUP_ROWS = 8192;
 export interface CrawlOptions {
   /** Domain list (path or '-'), or null. */
   domains: string | null;
+  /** `targets.source` of the domain list's rows. @default the file's base name ('stdin' for '-') */
+  domainsSource?: string;
+  /** What a list named by provider resolved to (src/sources/named-lists): the manifest's `named_list`. @default null */
+  namedList?: NamedListRecord & { from_cache: boolean; offline: boolean };
   /** App list (path or '-'), or null. */
   apps?: string | null;
   outDir: string;
@@ -59,6 +65,12 @@ export interface CrawlOptions {
    * 'google' (Google's reference matcher; docs/reference/robots-semantics.md). @default 'rfc'
    */
   robotsSemantics?: RobotsSemantics;
+  /**
+   * Ask each listed site for its consent files beyond robots.txt: /.well-known/tdmrep.json (W3C
+   * TDMRep), /llms.txt and the RSL licence its robots.txt names on its own host; three requests
+   * more per site at most (docs/reference/ai-signals.md). @default false
+   */
+  aiSignals?: boolean;
   /** Fetch the sellers.json of every ad system named (and of the intermediaries they name). @default true */
   sellers?: boolean;
   /**
@@ -110,7 +122,10 @@ export interface CrawlOptions {
   restart?: boolean;
   /** Commit a snapshot even when a list has no accepted entry. @default false (exit 1, nothing committed) */
   allowEmpty?: boolean;
-  /** The run lock's heartbeat and staleness (tests). */
+  /**
+   * The run lock's heartbeat and stale bound (`--lock-heartbeat`, `--lock-stale`; recorded in the
+   * manifest as options.lock). @default RUN_LOCK_DEFAULTS (5 s, 30 s)
+   */
   lock?: RunLockOptions;
   /**
    * Rewrite each table's parts into one part sorted by its lookup key before the commit (the
@@ -125,6 +140,8 @@ export interface CrawlResult {
   manifestPath: string;
   stats: RunStats;
   list: ListStats | null;
+  /** The app list's counts and first malformed lines, as the manifest records them (`app_list`). */
+  appList?: AppListStats | null;
   tables: Record<string, { rows: number; parts: string[] }>;
   /** The run had been completed before: nothing was crawled again. */
   alreadyComplete: boolean;
@@ -163,6 +180,7 @@ export function validateCrawlOptions(o: CrawlOptions): void {
     throw new TypeError(`the intermediaries stage runs once, as shard 0 of ${o.shard.count} (each round needs every file of the round before): run it with --shard 0/${o.shard.count}`);
   }
   if (o.now !== undefined && Number.isNaN(o.now.getTime())) throw new TypeError('now must be a valid time');
+  resolveRunLockOptions(o.lock);
   if (o.robotsSemantics !== undefined && !isRobotsSemantics(o.robotsSemantics)) throw new TypeError(`robotsSemantics must be 'rfc' or 'google', got ${JSON.stringify(o.robotsSemantics)}`);
   if (o.agentsCatalogue !== undefined && (!Array.isArray(o.agentsCatalogue?.agents) || typeof o.agentsCatalogue.sha256 !== 'string')) {
     throw new TypeError('agentsCatalogue must be a catalogue read by loadAgentsCatalogue or parseAgentsCatalogue');

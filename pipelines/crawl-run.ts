@@ -10,7 +10,7 @@ import type { ListStats } from '../src/sources/domain-list.js';
 import { BODIES_DIR, BodyStore } from '../src/store/body-store.js';
 import { findPreviousSnapshot, PreviousSnapshot } from '../src/store/previous-snapshot.js';
 import { owns, ownsApp, type Shard } from '../src/util/shard.js';
-import { productToken } from '../src/version.js';
+import { productToken } from '../src/util/product-token.js';
 import { SellersLocations } from '../src/resolve/sellers-location.js';
 import { loadAgentsCatalogue, type AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 import { AppRegistry } from './app-job.js';
@@ -219,6 +219,7 @@ function crawlContext(options: CrawlOptions, fetcher: Fetcher, root: RowEmitter,
       obeyRobots: options.obeyRobots ?? 'store',
       productToken,
       robotsSemantics: options.robotsSemantics ?? 'rfc',
+      aiSignals: options.aiSignals ?? false,
     },
   };
 }

@@ -4,17 +4,18 @@
  * opens the run (crawl-run.ts) and walks the plan of its steps (crawl-plan.ts).
  */
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { sweepTemporaryParts } from '../src/sink/index.js';
 import { fingerprintFile } from '../src/sources/fingerprint.js';
-import { RunLock } from '../src/store/run-lock.js';
+import { RunLock, RunLockedError } from '../src/store/run-lock.js';
 import type { Stage } from './shard-exchange.js';
 import { deriveRunId, RunJournal } from './run-journal.js';
 import { RunStats } from './run-stats.js';
 import { sellersIdentity } from './sellers-rounds.js';
-import { validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
-import { alreadyComplete, checkSameInputs, readInputs } from './run-inputs.js';
+import { EmptyListError, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
+import { alreadyComplete, checkSameInputs, readInputs, type RunInputs } from './run-inputs.js';
+import { checkListsHaveEntries } from './list-check.js';
 import { compactAndCommit, finishCommit } from './run-commit.js';
 import { CrawlRun } from './crawl-run.js';
 import { runPlan } from './crawl-plan.js';
@@ -36,13 +37,12 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     domains: options.domains && options.domains !== '-' ? await fingerprintFile(options.domains) : null,
     apps: options.apps && options.apps !== '-' ? await fingerprintFile(options.apps) : null,
   };
+  // Bad input at the edge: a list file with no accepted entry is refused before anything is created.
+  await checkListsHaveEntries(options, { domains: fileList(options.domains), apps: fileList(options.apps) });
+  const outExisted = existsSync(options.outDir);
   if (existsSync(manifestFile) && !options.restart) {
     const result = await alreadyComplete(options, runId, snapshotDate, manifestFile, stats, fileFingerprints);
-    // An attempt killed after its manifest (the run is complete) may have left its staging folder.
-    if (existsSync(path.join(options.outDir, '_staging', `${runId}.lock`)) || existsSync(path.join(options.outDir, '_staging', runId))) {
-      const lock = await RunLock.acquire(path.join(options.outDir, '_staging'), runId, options.lock);
-      await rm(path.join(options.outDir, '_staging', runId), { recursive: true, force: true }).finally(() => lock.release());
-    }
+    await removeLeftStaging(options, runId);
     return result;
   }
 
@@ -59,14 +59,50 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     const inputs = await readInputs(options, journal.dir, fileFingerprints);
     const saved = journal.previous;
     if (saved) checkSameInputs(saved, inputs.fingerprints);
+    if (options.domains === '-' || options.apps === '-') await checkStdinList(options, inputs, journal);
     if (saved?.phase === 'compact' || saved?.phase === 'commit') {
       stats.restore(saved.stats);
       stats.phase = 'committing';
       return saved.phase === 'compact' ? await compactAndCommit(options, journal, lock, saved, stats, true) : await finishCommit(options, journal, lock, saved, stats, true);
     }
     return await runPlan(await CrawlRun.open(options, { runId, snapshotDate, shard, stage, stats, journal, lock, inputs }));
+  } catch (err) {
+    if (err instanceof EmptyListError) {
+      // Refused stdin: what this attempt made goes with it (folders that hold anything else stay).
+      await lock.release();
+      for (const dir of [path.join(options.outDir, '_staging'), ...(outExisted ? [] : [options.outDir])]) await rmdir(dir).catch(() => undefined);
+    }
+    throw err;
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * An attempt killed after its manifest (the run is complete) may have left its staging folder;
+ * one still alive is cleaning it up itself, and the run is complete all the same (exit 0).
+ */
+async function removeLeftStaging(options: CrawlOptions, runId: string): Promise<void> {
+  if (!existsSync(path.join(options.outDir, '_staging', `${runId}.lock`)) && !existsSync(path.join(options.outDir, '_staging', runId))) return;
+  const lock = await RunLock.acquire(path.join(options.outDir, '_staging'), runId, options.lock).catch((err: unknown) => {
+    if (err instanceof RunLockedError) return null;
+    throw err;
+  });
+  if (lock) await rm(path.join(options.outDir, '_staging', runId), { recursive: true, force: true }).finally(() => lock.release());
+}
+
+/** A list given as a path (stdin is checked once copied, under the lock). */
+function fileList(input: string | null | undefined): string | null {
+  return input && input !== '-' ? input : null;
+}
+
+/** A list read from stdin with no accepted entry: its copy and checkpoint go, then EmptyListError. */
+async function checkStdinList(options: CrawlOptions, inputs: RunInputs, journal: RunJournal): Promise<void> {
+  try {
+    await checkListsHaveEntries(options, { domains: options.domains === '-' ? inputs.domains : null, apps: options.apps === '-' ? inputs.apps : null });
+  } catch (err) {
+    if (err instanceof EmptyListError) await journal.remove();
+    throw err;
   }
 }
 
@@ -81,6 +117,7 @@ function runIdentity(o: CrawlOptions, stage: Stage | 'all'): Record<string, unkn
     obeyRobots: o.obeyRobots ?? 'store',
     // Named only when not the default, so that the ids of runs started before the option stay the same.
     ...(o.robotsSemantics === 'google' ? { robotsSemantics: 'google' } : {}),
+    ...(o.aiSignals ? { aiSignals: true } : {}),
     sellers: o.sellers !== false,
     ...sellersIdentity(o),
     ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}`, stage } : {}),

@@ -1,5 +1,6 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { replaceFileAtomically } from '../src/util/atomic-file.js';
 import type { Shard } from '../src/util/shard.js';
 
 /**
@@ -43,17 +44,15 @@ export async function writeShardReport(outDir: string, snapshotDate: string, sha
   const dir = exchangeDir(outDir, snapshotDate, shard);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${stage}-${shard.index}.json`);
-  const h = await open(`${file}.tmp`, 'w');
-  try {
-    await h.writeFile(JSON.stringify(report));
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-  await rename(`${file}.tmp`, file);
+  await replaceFileAtomically(file, JSON.stringify(report));
 }
 
-/** Every shard's report of `stage`; throws naming the shards that have not finished it. */
+/** A stage started before every shard finished the one before: retry later (exit 75). */
+export class ShardStageNotReadyError extends Error {
+  readonly code = 'SHARD_STAGE_NOT_READY';
+}
+
+/** Every shard's report of `stage`; throws ShardStageNotReadyError naming the shards that have not finished it. */
 export async function readShardReports(outDir: string, snapshotDate: string, shard: Shard, stage: Stage): Promise<ShardReport[]> {
   const dir = exchangeDir(outDir, snapshotDate, shard);
   const reports: ShardReport[] = [];
@@ -66,7 +65,7 @@ export async function readShardReports(outDir: string, snapshotDate: string, sha
     }
   }
   if (missing.length) {
-    throw new Error(`stage '${stage}' is not finished by shard(s) ${missing.join(', ')} of ${shard.count}: run every shard's '${stage}' stage first`);
+    throw new ShardStageNotReadyError(`stage '${stage}' is not finished by shard(s) ${missing.join(', ')} of ${shard.count}: run every shard's '${stage}' stage first`);
   }
   return reports;
 }

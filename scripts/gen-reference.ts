@@ -14,8 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { FILE_STATUSES, OBTAINED, tables } from '../schemas/tables.js';
 import { adsTxtIssueCodes } from '../src/parse/adstxt/index.js';
 import { SELLERS_ISSUE_CODES } from '../src/parse/sellers/types.js';
+import { consentIssueCodes } from '../src/parse/consent/index.js';
+import { BUYERS_ISSUE_CODES } from '../src/parse/buyers/types.js';
 import { commands } from '../src/cli/main.js';
-import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings } from './reference-meanings.js';
+import { EXIT_MEANINGS } from '../src/cli/exit-codes.js';
+import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings, buyersIssueMeanings } from './reference-meanings.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -35,6 +38,9 @@ async function renderCli(): Promise<string> {
     loaded.push([name, command]);
     out.push(`| [\`adsnap ${name}\`](#adsnap-${name}) | ${cell(command.summary)} |`);
   }
+  out.push('', '## Exit status', '', 'Every command exits with one of these (each command\'s help says which of its outcomes gives which):', '', '| status | meaning |', '|---|---|');
+  for (const [status, meaning] of EXIT_MEANINGS) out.push(`| ${status} | ${cell(meaning)} |`);
+  out.push('', 'Schedulers can act on them: [nightly operations](../guide/nightly.md#exit-status), and the Kubernetes `podFailurePolicy` in [deploy/README.md](../../deploy/README.md#exit-status-retries-and-the-run-lock).');
   for (const [name, command] of loaded) {
     out.push('', `## adsnap ${name}`, '', command.summary.charAt(0).toUpperCase() + command.summary.slice(1) + '.', '');
     out.push('```text', command.usage.replace(/\s+$/, ''), '```');
@@ -91,7 +97,7 @@ async function robotsCodes(): Promise<[string, string, string][]> {
 
 /** parse-issues.md: every `parse_issues.code`, per parser. */
 async function renderIssues(): Promise<string> {
-  const out = [NOTE('src/parse/adstxt/issue-codes.ts, src/parse/sellers/types.ts and src/parse/robots/'), '', '# Parse-issue codes', ''];
+  const out = [NOTE('src/parse/adstxt/issue-codes.ts, src/parse/sellers/types.ts, src/parse/robots/ and src/parse/consent/issue-codes.ts'), '', '# Parse-issue codes', ''];
   out.push(
     'Every row of `parse_issues` (and every `issue` event of `adsnap parse`) carries one of these stable codes.',
     'Severity: `error` — the line authorizes nothing (no record is kept); `warning` — kept, but suspect;',
@@ -108,8 +114,12 @@ async function renderIssues(): Promise<string> {
   for (const c of adsTxtIssueCodes) out.push(`| \`${c.code}\` | ${c.severity} | ${cell(c.meaning)} | ${cell(c.spec)} |`);
   out.push('', '## sellers.json', '', 'From `SELLERS_ISSUE_CODES` (`src/parse/sellers/types.ts`).', '', '| code | severity | meaning |', '|---|---|---|');
   for (const [code, sev] of Object.entries(SELLERS_ISSUE_CODES)) out.push(`| \`${code}\` | ${sev} | ${cell(sellersIssueMeanings[code] ?? NOT_DESCRIBED)} |`);
+  out.push('', '## buyers.json', '', 'From `BUYERS_ISSUE_CODES` (`src/parse/buyers/types.ts`); `parse_issues.file_kind` is `buyers.json`.', '', '| code | severity | meaning |', '|---|---|---|');
+  for (const [code, sev] of Object.entries(BUYERS_ISSUE_CODES)) out.push(`| \`${code}\` | ${sev} | ${cell(buyersIssueMeanings[code] ?? NOT_DESCRIBED)} |`);
   out.push('', '## robots.txt', '', 'The codes the parser in `src/parse/robots/` reports.', '', '| code | severity | meaning |', '|---|---|---|');
   for (const [code, sev, msg] of await robotsCodes()) out.push(`| \`${code}\` | ${sev} | ${cell(robotsIssueMeanings[code] ?? (msg || NOT_DESCRIBED))} |`);
+  out.push('', '## tdmrep.json, RSL licences, llms.txt (crawl --ai-signals)', '', 'From `consentIssueCodes` (`src/parse/consent/issue-codes.ts`); `parse_issues.file_kind` is the file kind. See [ai-signals.md](ai-signals.md).', '', '| code | file kind | severity | meaning | spec |', '|---|---|---|---|---|');
+  for (const c of consentIssueCodes) out.push(`| \`${c.code}\` | ${c.kind} | ${c.severity} | ${cell(c.meaning)} | ${cell(c.spec)} |`);
   return out.join('\n') + '\n';
 }
 
@@ -141,7 +151,7 @@ async function renderStatuses(): Promise<string> {
     '',
     'By kind: an ads.txt or app-ads.txt takes any of the content and fetch statuses; a robots.txt is `ok`, `too_large`,',
     '`html` or a fetch status (its access result, RFC 9309 §2.3.1, is in [robots.md](robots.md)); a sellers.json adds',
-    '`invalid_json` and `not_sellers_json`. `apps.status` is the status of the app-ads.txt used, or one of',
+    '`invalid_json` and `not_sellers_json`; a buyers.json `invalid_json` and `not_buyers_json`. `apps.status` is the status of the app-ads.txt used, or one of',
     '`not_participating` (empty `appstore:developer_url`), `no_developer_url`, `invalid_developer_url`,',
     '`disallowed_by_robots`, `store_<status>` when the store listing could not be read.',
     '',

@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { scanSql } from '../src/cli/commands/sql.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { runCli } from './helpers/run-cli.js';
@@ -58,8 +58,8 @@ describe('adsnap sql with a query', () => {
   let expected: { file_kind: string; n: number }[];
   beforeAll(async () => {
     expected = (await db.rows(QUERY)) as { file_kind: string; n: number }[];
-    // No app list: no app-ads.txt.
-    expect(expected.map((r) => r.file_kind)).toEqual(['ads.txt', 'robots.txt', 'sellers.json']);
+    // No app list: no app-ads.txt. Every ad system is asked for its buyers.json too.
+    expect(expected.map((r) => r.file_kind)).toEqual(['ads.txt', 'buyers.json', 'robots.txt', 'sellers.json']);
   });
 
   it('json: one array, counts as numbers, equal to DuckDB directly', async () => {

@@ -6,8 +6,9 @@
 import { fetchKnobsManifest } from '../../src/fetch/knobs-manifest.js';
 import { networkManifest } from '../../src/fetch/index.js';
 import { catalogueManifest } from '../../src/resolve/agents-catalogue.js';
-import { version } from '../../src/version.js';
-import type { CrawlResult } from '../crawl-options.js';
+import { version } from '../../src/util/version.js';
+import { resolveRunLockOptions } from '../../src/store/run-lock.js';
+import type { CrawlOptions, CrawlResult } from '../crawl-options.js';
 import type { CrawlRun } from '../crawl-run.js';
 import { compactAndCommit } from '../run-commit.js';
 import { sellersManifest } from '../sellers-rounds.js';
@@ -41,9 +42,11 @@ function runManifest(run: CrawlRun): Record<string, unknown> {
     node_version: process.version,
     inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
     input_fingerprints: setup.inputs.fingerprints,
+    // A list named by provider (--domains tranco:…): what it resolved to (src/sources/named-lists).
+    named_list: options.namedList ?? null,
     // Every fetch knob as used, from defaults, --config FILE or flags (src/fetch/knobs-manifest.ts).
     fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
-    options: { concurrency: run.concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, run.sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(run.catalogue) },
+    options: { concurrency: run.concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, run.sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, ai_signals: options.aiSignals ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(run.catalogue), lock: lockManifest(options) },
     // Resolvers asked and every exemption from the address guard (--dns-server, --allow-addresses; src/fetch/network-manifest.ts).
     network: networkManifest(fetchConfig),
     sellers_rounds: sellersManifest(options, run.state.sellersRounds ?? null).sellers_rounds,
@@ -52,4 +55,10 @@ function runManifest(run: CrawlRun): Record<string, unknown> {
     list: run.list,
     app_list: run.appList,
   };
+}
+
+/** The run lock's settings as the manifest records them. */
+function lockManifest(options: CrawlOptions): { heartbeat_ms: number; stale_ms: number } {
+  const { heartbeatMs, staleMs } = resolveRunLockOptions(options.lock);
+  return { heartbeat_ms: heartbeatMs, stale_ms: staleMs };
 }

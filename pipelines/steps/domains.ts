@@ -19,7 +19,7 @@ export async function crawlDomains(run: CrawlRun, crawlThem: boolean): Promise<v
   // Every listed root is known to the registry (also those done before a resume, and those
   // of other shards), so that partners that are listed roots are not fetched twice. The
   // reader de-duplicates the list with that same set: one copy of the roots, not two.
-  const src = readDomainList(input, { limit: options.limit, zipEntry: options.zipEntry, seen: referrals.roots, sourceName: options.domains === '-' ? 'stdin' : undefined });
+  const src = readDomainList(input, { limit: options.limit, zipEntry: options.zipEntry, seen: referrals.roots, sourceName: options.domainsSource ?? (options.domains === '-' ? 'stdin' : undefined) });
   const list = (run.list = src.stats);
   if (crawlThem) {
     await run.pool('domains', filter(src.targets, (t) => run.owns(t.target)), (c, t) => crawlDomain(c, t, referrals));

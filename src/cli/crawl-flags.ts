@@ -12,7 +12,11 @@ import { loadAgentsCatalogue, type AgentsCatalogue } from '../resolve/agents-cat
 import { isCalendarDate } from '../util/calendar-date.js';
 import { parseShard, type Shard } from '../util/shard.js';
 import { intFlag, parseCommandArgs } from './args.js';
-import { KNOB_FLAGS, resolveKnobs } from './crawl-knobs.js';
+import { KNOB_FLAGS, resolveKnobs, type Knobs } from './crawl-knobs.js';
+import { resolveDomainsList } from './list-knobs.js';
+import { checkOutDir } from './out-dir.js';
+import { isNamedList } from '../sources/named-lists/index.js';
+import { defaultUserAgent } from '../util/version.js';
 import { UsageError } from './usage-error.js';
 
 /** Seconds between JSON progress lines (`--log-interval`). */
@@ -24,6 +28,9 @@ const CRAWL_FLAGS = {
   out: { type: 'string' },
   'zip-entry': { type: 'string' },
   limit: { type: 'string' },
+  top: { type: 'string' },
+  'list-cache': { type: 'string' },
+  'list-provider-url': { type: 'string', multiple: true },
   'snapshot-date': { type: 'string' },
   'run-id': { type: 'string' },
   'connect-to': { type: 'string', multiple: true },
@@ -48,6 +55,7 @@ const CRAWL_FLAGS = {
   previous: { type: 'string' },
   revalidate: { type: 'boolean' },
   'reuse-fresh': { type: 'boolean' },
+  'ai-signals': { type: 'boolean' },
   'no-bodies': { type: 'boolean' },
   now: { type: 'string' },
   stage: { type: 'string' },
@@ -66,12 +74,15 @@ export interface ProgressSettings {
 export interface CrawlInvocation {
   options: CrawlOptions & { outDir: string };
   progress: ProgressSettings;
+  /** What a list named by provider resolved to, for stderr (null: a list file). */
+  notice: string | null;
 }
 
 export async function readCrawlFlags(argv: string[]): Promise<CrawlInvocation> {
   const { values, positionals } = parseCommandArgs(argv, CRAWL_FLAGS);
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const outDir = checkLists(values);
+  await checkOutDir(outDir);
   const snapshotDate = values['snapshot-date'];
   if (snapshotDate !== undefined && !isCalendarDate(snapshotDate)) throw new UsageError(`--snapshot-date must be YYYY-MM-DD, got ${JSON.stringify(snapshotDate)}`);
   const robots = robotsFlags(values);
@@ -84,15 +95,19 @@ export async function readCrawlFlags(argv: string[]): Promise<CrawlInvocation> {
   // Time-outs, caps, retries, holds, DNS cache, concurrency, sellers.json locations and rounds:
   // flags over --config FILE (crawl-knobs.ts).
   const knobs = await resolveKnobs(values);
+  const limit = listLimit(values.limit, values.top);
+  // A list named by provider: resolved to a cached file now (a request only when the cache lacks it).
+  const named = await namedDomains(values, knobs, outDir, snapshotDate);
   const options: CrawlInvocation['options'] = {
-    domains: values.domains ?? null,
+    domains: named.domains,
+    ...named.options,
     apps: values.apps ?? null,
     outDir,
     snapshotDate,
     runId,
     restart: values.restart ?? false,
     allowEmpty: values['allow-empty'] ?? false,
-    limit: values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0),
+    limit,
     zipEntry: values['zip-entry'],
     concurrency: knobs.concurrency,
     ...robots,
@@ -106,13 +121,35 @@ export async function readCrawlFlags(argv: string[]): Promise<CrawlInvocation> {
     stage,
     previous: values.previous === undefined ? 'auto' : values.previous === 'none' ? null : values.previous,
     reuseFresh: values['reuse-fresh'] ?? false,
+    aiSignals: values['ai-signals'] ?? false,
     keepBodies: !values['no-bodies'],
     now,
     configFile: knobs.configFile,
+    lock: knobs.lock,
     fetch: { ...fetch, ...(values['user-agent'] ? { userAgent: values['user-agent'] } : {}), ...knobs.fetch },
   };
   const intervalMs = intFlag('log-interval', values['log-interval'], DEFAULT_LOG_INTERVAL_SECONDS, 1, 86_400) * 1000;
-  return { options, progress: { mode: progressMode, intervalMs } };
+  return { options, progress: { mode: progressMode, intervalMs }, notice: named.notice };
+}
+
+/** `--limit N` and its alias `--top N` (the first N entries); both given must agree. */
+function listLimit(limit: string | undefined, top: string | undefined): number | undefined {
+  const l = limit === undefined ? undefined : intFlag('limit', limit, 0, 0);
+  const t = top === undefined ? undefined : intFlag('top', top, 0, 0);
+  if (l !== undefined && t !== undefined && l !== t) throw new UsageError(`--top ${t} and --limit ${l} disagree: give one`);
+  return t ?? l;
+}
+
+/** `--domains PROVIDER:SELECTOR` resolved to a file of the list cache, with what the manifest and stderr say of it. */
+async function namedDomains(values: Values, knobs: Knobs, outDir: string, snapshotDate: string | undefined): Promise<{ domains: string | null; options: Pick<CrawlOptions, 'domainsSource' | 'namedList'>; notice: string | null }> {
+  if (!values.domains || !isNamedList(values.domains)) return { domains: values.domains ?? null, options: {}, notice: null };
+  const day = snapshotDate ?? new Date().toISOString().slice(0, 10);
+  const named = await resolveDomainsList(values.domains, knobs.lists, { outDir, day, userAgent: values['user-agent'] ?? knobs.fetch.userAgent ?? defaultUserAgent });
+  return {
+    domains: named.file,
+    options: { domainsSource: named.sourceName, namedList: { ...named.record, from_cache: named.fromCache, offline: named.offline } },
+    notice: `adsnap crawl: ${values.domains} is ${named.sourceName}, ${named.record.bytes} bytes${named.fromCache ? ' (from the list cache)' : ''}${named.record.note ? `; ${named.record.note}` : ''}`,
+  };
 }
 
 /** Which lists, and where the output goes (returned). */

@@ -1,13 +1,15 @@
 /**
  * `adsnap crawl --help`. Every default and bound it states is read from where it is defined
- * (crawl-options.ts, sellers-rounds.ts, src/fetch/config.ts, crawl-flags.ts), never typed twice.
+ * (crawl-options.ts, sellers-rounds.ts, src/fetch/config.ts, src/store/run-lock.ts,
+ * crawl-flags.ts), never typed twice.
  */
 import { CRAWL_LIMITS, DEFAULT_CHECKPOINT_SECONDS } from '../../pipelines/crawl-options.js';
 import { SELLERS_DEFAULTS } from '../../pipelines/sellers-rounds.js';
+import { RUN_LOCK_DEFAULTS } from '../store/run-lock.js';
 import { FETCH_CONFIG_DEFAULTS, KNOBS_USAGE } from './crawl-knobs.js';
 import { DEFAULT_LOG_INTERVAL_SECONDS } from './crawl-flags.js';
 
-export const CRAWL_USAGE = `Usage: adsnap crawl --domains FILE [--apps FILE] --out DIR [options]
+export const CRAWL_USAGE = `Usage: adsnap crawl --domains FILE|PROVIDER:SELECTOR [--apps FILE] --out DIR [options]
 
 Crawls every listed site (robots.txt, ads.txt, declared subdomains, inventory partners) and app
 (store page, developer site's app-ads.txt), then the sellers.json of every ad system named, and
@@ -15,6 +17,19 @@ writes one snapshot of Parquet tables under DIR (DIR/<table>/snapshot_date=YYYY-
 
 Inputs (text, CSV with a domain/store_url column, Tranco rank,domain; .gz or .zip; '-' = stdin):
   --domains FILE          domain list
+  --domains PROVIDER:SELECTOR
+                          a top list by name, downloaded once into the list cache:
+                          tranco:latest | tranco:YYYY-MM-DD | tranco:id:ID (a date not yet published
+                          walks back up to 7 days), crux:YYYYMM | crux:YYYYMM:CC, majestic:latest,
+                          radar:latest | radar:YYYY-MM-DD (token in CLOUDFLARE_API_TOKEN). 'latest'
+                          is resolved once per snapshot date. The manifest records provider,
+                          selector, resolved date, list id, URL, bytes and sha256 (named_list)
+  --list-cache DIR        where named lists are kept (default OUT/_lists); a cached list is read with
+                          no request, and stands in when the provider cannot be reached
+  --list-provider-url PROVIDER=URL
+                          base URL of a provider, its paths kept below it (repeatable; a mirror, or
+                          a test server)
+  --top N                 the first N entries of the list (the same as --limit N)
   --apps FILE             app list (store URLs, or CSV with store_url[,developer_url,bundle_id,store_id])
   --zip-entry NAME        entry to read from a .zip (default: the first)
   --limit N               stop after N accepted list entries
@@ -29,8 +44,8 @@ Output:
                           at most ${CRAWL_LIMITS.checkpointSeconds})
   --restart               discard an interrupted attempt of this run (its checkpoint and staged
                           parts) and crawl from the start, e.g. after the list was replaced
-  --allow-empty           commit a snapshot even when a list has no accepted entry (default: exit 1
-                          and commit nothing)
+  --allow-empty           commit a snapshot even when a list has no accepted entry (default: exit 2
+                          and create nothing; the first malformed lines are shown)
 
 Incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4):
   --previous DIR|none     earlier snapshot to build on (default: the latest earlier date under --out).
@@ -64,6 +79,11 @@ Fetching:
   --agents-catalogue FILE AI and ad crawlers whose robots.txt treatment is recorded per host
                           (robots_agent_access), instead of the shipped data/agents-catalogue.json;
                           same format (docs/reference/ai-crawlers.md), checked before the crawl
+  --ai-signals            also ask each listed site for its consent files beyond robots.txt:
+                          /.well-known/tdmrep.json (W3C TDMRep), /llms.txt, and the RSL licence a
+                          robots.txt License line names on the site's own host (up to 3 requests
+                          more per site; docs/reference/ai-signals.md). robots.txt License lines
+                          and tdm-reservation/tdm-policy headers are always kept
 
 sellers.json (IAB sellers.json 1.0):
   --sellers-location AD_SYSTEM=URL
@@ -102,7 +122,19 @@ sealed parts in DIR/_staging/ (invisible to table globs). Running the same comma
 from its last checkpoint (or finishes the commit) and commits one snapshot with no duplicate and
 no missing row. A run is identified by its arguments and checked against its lists' bytes: a
 resume whose list changed refuses (use --restart). Only one attempt of a run is alive at a time:
-a second one exits 1 naming the first (host, pid, since); a killed attempt's lock is taken over.
+a second one exits 75 naming the first (host, pid, since, last heartbeat). A lock is stale, and
+taken over at once, when its heartbeat is older than --lock-stale (default ${RUN_LOCK_DEFAULTS.staleMs / 1000} s) or, on the same
+machine, when the process that wrote it is gone (a pid now owned by another process, a container
+restarted as pid 1, a SIGKILLed holder still being torn down, never count).
 
-Exit status: 0 when the snapshot was written (sites failing is normal and recorded); 2 on usage
-errors; 1 when the run could not complete — then no partial snapshot is visible.`;
+Malformed list lines are skipped; the first few are printed on stderr with their line number and
+reason, and the manifest keeps the first 20 (list.malformedSamples) and the count by reason.
+
+Exit status (a scheduler can act on it; docs/guide/scale.md shows Kubernetes' podFailurePolicy):
+  0   the snapshot was written, or was already complete (sites failing is normal and recorded)
+  1   the run failed: no partial snapshot is visible, and the same command resumes it
+  2   usage or configuration error, found before anything was created: a bad flag or --config
+      knob, --out naming a file, a list with no accepted entry, a list replaced under a started
+      run (--restart); running the same command again cannot succeed
+  75  not now (EX_TEMPFAIL): another attempt of this run is alive, or a stage started before
+      every shard finished the one before; run the same command again later`;

@@ -359,8 +359,8 @@ SELECT * FROM (
         key: 'consistency.sellers_location',
         title: 'Records checkable because sellers.json was read where the ad system publishes it (latest night)',
         about:
-          "View ad_system_coverage: the ad systems whose sellers.json was asked somewhere other than https://AD_SYSTEM/sellers.json (an entry of data/sellers-locations.tsv or --sellers-location; the URL of the request, not the one finally read), that URL, its status, and the records of valid files naming them: checkable at the default location (none: it was not asked) and with the location (the file read there whole and valid). The 25 with most records.",
-        sql: `SELECT ad_system_domain, sellers_json_url, sellers_json_status AS status, records, 0::BIGINT AS checkable_at_default_location, checkable AS checkable_with_location
+          "View ad_system_coverage: the ad systems whose sellers.json was served by a location other than https://AD_SYSTEM/sellers.json (the spec's location is asked first; when it gives no readable file, the entries of data/sellers-locations.tsv or --sellers-location, in order): `served_by` says which served it (sellers_files.location), `sellers_json_url` the URL asked there (not the one finally read after redirects), its status, and the records of valid files naming them: checkable at the default location (none: it gave no readable file) and with the location (the file read there whole and valid). The 25 with most records.",
+        sql: `SELECT ad_system_domain, CASE WHEN at_spec_location THEN 'spec location' ELSE 'locations table' END AS served_by, sellers_json_url, sellers_json_status AS status, records, 0::BIGINT AS checkable_at_default_location, checkable AS checkable_with_location
 FROM report_coverage WHERE NOT coalesce(at_spec_location, true)
 ORDER BY records DESC, ad_system_domain LIMIT 25`,
         chart: { kind: 'hbar', x: 'checkable_with_location', y: 'ad_system_domain', xTitle: 'Records checkable against the sellers.json read at the location', yTitle: 'Ad system' },
@@ -646,6 +646,28 @@ GROUP BY r.depth ORDER BY r.depth`,
   count(*) FILTER (WHERE len(identifier_names) > 0) AS identifiers, count(ext) AS ext
 FROM sellers_files WHERE ${LATEST}`,
       },
+      // buyers.json (IAB Tech Lab buyers.json 1.0): asked of every ad system beside its sellers.json.
+      {
+        key: 'sellers.buyers_json',
+        title: 'Ad systems publishing a buyers.json (latest night)',
+        about:
+          "View ad_system_buyers: every ad system named by a kept record is asked for https://AD_SYSTEM/buyers.json once a night. Per ad system whose answer was a body (not a 404 or a failure): the status of its buyers.json (ok and valid: a buyers array read whole; invalid_json: broken or cut JSON, the entries before the break kept; too_large: cut at the byte cap, never valid), the entries read, and the entries per buyer_type as written. The 25 with most entries; the ad systems without one are counted in the data-quality section's file statuses.",
+        sql: `SELECT ad_system_domain, buyers_json_status AS status, publishes, buyers,
+  (SELECT string_agg(k || ' ' || v, ', ' ORDER BY v DESC, k) FROM (SELECT unnest(map_keys(buyer_types)) AS k, unnest(map_values(buyer_types)) AS v)) AS buyer_types
+FROM ad_system_buyers WHERE ${LATEST} AND buyers_json_status IN ('ok', 'empty', 'invalid_json', 'not_buyers_json', 'html', 'too_large')
+ORDER BY buyers DESC, ad_system_domain LIMIT 25`,
+        chart: { kind: 'hbar', x: 'buyers', y: 'ad_system_domain', xTitle: 'Buyers listed in buyers.json', yTitle: 'Ad system' },
+      },
+      {
+        key: 'sellers.buyer_types',
+        title: 'Buyers by type in the buyers.json files (latest night)',
+        about: 'Entries of the valid buyers.json files read that night (a buyers array read whole), by buyer_type as written, with the ad systems listing each type and the share marked confidential.',
+        sql: `SELECT coalesce(b.buyer_type, '(none)') AS buyer_type, count(*) AS buyers, count(DISTINCT b.ad_system_domain) AS ad_systems,
+  round(count(*) FILTER (WHERE b.is_confidential) / count(*), 4) AS confidential_share
+FROM buyers b JOIN files f ON f.snapshot_date = b.snapshot_date AND f.subject = b.ad_system_domain AND f.file_kind = 'buyers.json' AND f.valid
+WHERE b.${LATEST} GROUP BY 1 ORDER BY buyers DESC, buyer_type`,
+        chart: { kind: 'bar', x: 'buyer_type', y: 'buyers', xTitle: 'buyer_type', yTitle: 'Buyers' },
+      },
     ],
   },
   {
@@ -685,4 +707,50 @@ GROUP BY ALL ORDER BY issues DESC, file_kind, code LIMIT 25`,
       },
     ],
   },
+  // --- Consent signals beyond robots.txt (view site_ai_consent; docs/reference/ai-signals.md) ---
+  {
+    key: 'consent',
+    title: '10. Consent signals beyond robots.txt',
+    intro:
+      "What the listed sites say about AI use of their content besides the crawler rules: robots.txt's Content-Signal ai-train and RSL License lines, the W3C TDMRep reservation (/.well-known/tdmrep.json, or a tdm-reservation header), and llms.txt, from the view site_ai_consent. The robots.txt signals count among the sites whose robots.txt was read (its content seen); a TDM reservation among all listed sites; llms.txt among the sites asked for it (crawl --ai-signals). A night without --ai-signals sees a TDM reservation only in headers, and no llms.txt.",
+    figures: [
+      {
+        key: 'consent.adoption',
+        title: 'Adoption of each consent signal (latest night)',
+        about:
+          "Sites giving each signal and their share of the sites it could be seen on (asked). ai_agents_blocked_by_name: a robots.txt group naming an AI agent (purpose training, data, assistant or agent) blocks it fully; content_signal_ai_train_no: Content-Signal ai-train=no; tdm_reservation: TDM rights reserved for '/' (1); rsl_license: a License line; llms_txt: a Markdown llms.txt served.",
+        sql: `WITH s AS (SELECT * FROM site_ai_consent WHERE ${LATEST}), a AS (
+  SELECT 1 AS o, 'ai_agents_blocked_by_name' AS signal, count(*) FILTER (WHERE ai_agents_blocked_by_name > 0) AS sites, count(ai_agents_blocked_by_name) AS asked FROM s
+  UNION ALL SELECT 2, 'content_signal_ai_train_no', count(*) FILTER (WHERE content_signal_ai_train = 'no'), count(ai_agents_blocked_by_name) FROM s
+  UNION ALL SELECT 3, 'tdm_reservation', count(*) FILTER (WHERE tdm_reservation = 1), count(*) FROM s
+  UNION ALL SELECT 4, 'rsl_license', count(rsl_license_url), count(ai_agents_blocked_by_name) FROM s
+  UNION ALL SELECT 5, 'llms_txt', count(*) FILTER (WHERE llms_txt), count(llms_txt) FROM s
+)
+SELECT signal, sites, asked, CASE WHEN asked > 0 THEN sites / asked END AS share FROM a ORDER BY o`,
+        chart: { kind: 'hbar', x: 'share', y: 'signal', xTitle: 'Sites giving the signal (% of those asked)', yTitle: 'Signal', percent: true },
+      },
+      {
+        key: 'consent.agreement',
+        title: 'Do the opt-out signals agree? (latest night)',
+        about:
+          "For each pair of opt-out signals, among the sites whose robots.txt was read: the sites giving both, only the first, only the second. A site that reserves TDM rights but blocks no AI agent by name (only_a of tdm_reservation × ai_agents_blocked_by_name) says no in one place and nothing in the other; the reverse is only_b. ai_agent_blocked_fully: some AI agent is blocked fully, by name or through the '*' group (agent_sites): its only_a are the sites that reserve TDM rights yet let every AI crawler in.",
+        sql: `WITH s AS (
+  SELECT c.tdm_reservation = 1 AS tdm, c.ai_agents_blocked_by_name > 0 AS named, c.content_signal_ai_train = 'no' AS train_no, c.rsl_license_url IS NOT NULL AS rsl,
+         c.ai_agents_blocked_by_name > 0 OR a.blocked = 'full' AS any_full
+  FROM site_ai_consent c JOIN agent_sites a ON a.snapshot_date = c.snapshot_date AND a.host = c.host
+  WHERE c.${LATEST} AND c.ai_agents_blocked_by_name IS NOT NULL
+), p AS (
+  SELECT 1 AS o, 'tdm_reservation' AS signal_a, 'ai_agents_blocked_by_name' AS signal_b, coalesce(tdm, false) AS a, named AS b FROM s
+  UNION ALL SELECT 2, 'tdm_reservation', 'content_signal_ai_train_no', coalesce(tdm, false), coalesce(train_no, false) FROM s
+  UNION ALL SELECT 3, 'content_signal_ai_train_no', 'ai_agents_blocked_by_name', coalesce(train_no, false), named FROM s
+  UNION ALL SELECT 4, 'rsl_license', 'ai_agents_blocked_by_name', rsl, named FROM s
+  UNION ALL SELECT 5, 'tdm_reservation', 'ai_agent_blocked_fully', coalesce(tdm, false), any_full FROM s
+)
+SELECT signal_a, signal_b, count(*) FILTER (WHERE a AND b) AS both, count(*) FILTER (WHERE a AND NOT b) AS only_a,
+  count(*) FILTER (WHERE b AND NOT a) AS only_b, count(*) FILTER (WHERE NOT a AND NOT b) AS neither, count(*) AS sites
+FROM p GROUP BY ALL ORDER BY any_value(o)`,
+      },
+    ],
+  },
+  // --- end of consent signals ---
 ];

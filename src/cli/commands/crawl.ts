@@ -1,11 +1,13 @@
 import v8 from 'node:v8';
 import { crawl, type CrawlResult } from '../../../pipelines/crawl.js';
+import { malformedLines } from '../../../pipelines/list-check.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
 import type { Command } from '../command.js';
 import { readCrawlFlags } from '../crawl-flags.js';
 import { CRAWL_USAGE } from '../crawl-usage.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
 import { visibleLines } from '../../text/visible.js';
+import { EXIT, exitStatusOf } from '../exit-codes.js';
 
 /**
  * Memory: a crawl's live heap is small (25–40 MB) but it allocates fast (TLS certificate checks,
@@ -30,7 +32,8 @@ export const command: Command = {
   summary: 'crawl domain and app lists into a Parquet snapshot',
   usage: CRAWL_USAGE,
   async run(argv) {
-    const { options, progress: show } = await readCrawlFlags(argv);
+    const { options, progress: show, notice } = await readCrawlFlags(argv);
+    if (notice) process.stderr.write(`${notice}\n`);
     tuneHeapForCrawling();
     const controller = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {
@@ -46,11 +49,14 @@ export const command: Command = {
       const result = await crawl({ ...options, signal: controller.signal, stats });
       progress.stop();
       process.stdout.write(summaryLines(result, options.outDir).join('\n') + '\n');
-      return 0;
+      if (!result.alreadyComplete) reportMalformed(result);
+      return EXIT.done;
     } catch (err) {
       progress.stop();
-      process.stderr.write(`adsnap crawl: run failed: ${visibleLines((err as Error).message)}\n`);
-      return 1;
+      const status = exitStatusOf(err);
+      const what = status === EXIT.tempFail ? 'not now (exit 75: run the same command again later)' : status === EXIT.usage ? 'refused (exit 2)' : 'run failed';
+      process.stderr.write(`adsnap crawl: ${what}: ${visibleLines((err as Error).message)}\n`);
+      return status;
     } finally {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
@@ -70,4 +76,12 @@ function summaryLines(result: CrawlResult, outDir: string): string[] {
   for (const [table, t] of Object.entries(result.tables)) lines.push(`  ${table.padEnd(16)} ${t.rows} rows`);
   lines.push(`  manifest: ${result.manifestPath}`);
   return lines;
+}
+
+/** The first malformed lines of each list on stderr, with the manifest that keeps more of them and their count by reason. */
+function reportMalformed(result: CrawlResult): void {
+  for (const [name, list] of [['domain', result.list], ['app', result.appList]] as const) {
+    if (!list || list.malformed === 0) continue;
+    process.stderr.write(visibleLines(`adsnap crawl: ${list.malformed} malformed line${list.malformed > 1 ? 's' : ''} in the ${name} list (skipped):${malformedLines(list)}\n  the first ${list.malformedSamples.length} with their reasons are in ${result.manifestPath} (${name === 'domain' ? 'list' : 'app_list'}.malformedSamples)\n`));
+  }
 }
