@@ -5,24 +5,24 @@
  * resumed attempt's saved state had got (a step whose phase is finished is not run again).
  *
  *   step              phase     stages                          module
- *   listed sites      domains   all, targets                    steps/domains.ts
- *   listed apps       apps      all, targets                    steps/apps.ts
- *   handed-on apps    apps      referrals                       steps/store-referrals.ts
- *   partners          partners  all, referrals                  steps/partners.ts
- *   sellers.json      sellers   all, sellers, intermediaries    steps/sellers.ts
- *   then the commit (steps/commit.ts), in every stage.
+ *   listed sites      domains   all, targets                    step-domains.ts
+ *   listed apps       apps      all, targets                    step-apps.ts
+ *   handed-on apps    apps      referrals                       step-store-referrals.ts
+ *   partners          partners  all, referrals                  step-partners.ts
+ *   sellers.json      sellers   all, sellers, intermediaries    step-sellers.ts
+ *   then the commit (step-commit.ts), in every stage.
  */
 import { emitCatalogue } from './robots-agents.js';
 import { previousStage, readShardReports, type Stage } from './shard-exchange.js';
 import { EmptyListError, type CrawlResult } from './crawl-options.js';
 import { throwIfAborted, type CrawlRun } from './crawl-run.js';
 import { nextPhase, PHASES, type Phase, type WorkPhase } from './run-journal.js';
-import { crawlApps } from './steps/apps.js';
-import { commitCrawl } from './steps/commit.js';
-import { crawlDomains } from './steps/domains.js';
-import { crawlPartners } from './steps/partners.js';
-import { crawlSellers } from './steps/sellers.js';
-import { followPendingApps } from './steps/store-referrals.js';
+import { crawlApps } from './step-apps.js';
+import { commitCrawl } from './step-commit.js';
+import { crawlDomains } from './step-domains.js';
+import { crawlPartners } from './step-partners.js';
+import { crawlSellers } from './step-sellers.js';
+import { followPendingApps } from './step-store-referrals.js';
 
 export interface Step {
   /** What the step is, for people (the table above, tests). */

@@ -1,6 +1,7 @@
 /** Snapshot writer options, validated once at the edge into a resolved object the writer trusts. */
 import { randomBytes } from 'node:crypto';
 import { tableNames, type TableName } from '../../schemas/tables.js';
+import { isCalendarDate } from '../util/calendar-date.js';
 
 export interface SnapshotWriterOptions {
   /** Snapshot root (contract §2: DIR/<table>/snapshot_date=…/part-NNNNN.parquet). */
@@ -61,7 +62,7 @@ export type ResolvedWriterOptions = Required<Omit<SnapshotWriterOptions, 'slowRo
 
 export function resolveWriterOptions(o: SnapshotWriterOptions): ResolvedWriterOptions {
   if (typeof o.outDir !== 'string' || o.outDir === '') throw new TypeError('outDir must be a non-empty path');
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(o.snapshotDate) || Number.isNaN(Date.parse(`${o.snapshotDate}T00:00:00Z`)) || new Date(`${o.snapshotDate}T00:00:00Z`).toISOString().slice(0, 10) !== o.snapshotDate) {
+  if (!isCalendarDate(o.snapshotDate)) {
     throw new TypeError(`snapshotDate must be a calendar date YYYY-MM-DD, got ${JSON.stringify(o.snapshotDate)}`);
   }
   if (o.token !== undefined && !/^[a-z0-9]{1,32}$/.test(o.token)) throw new TypeError(`token must be 1–32 lower-case letters or digits, got ${JSON.stringify(o.token)}`);

@@ -3,11 +3,11 @@
  * snapshot, one hop. A partner that is itself a listed root, or a subdomain already fetched, is
  * not fetched again. Its list is fixed when the phase starts, so a resumed run goes on in it.
  */
-import { rootDomain } from '../../src/util/domain.js';
-import { crawlAdsFile } from '../ads-file-job.js';
-import type { CrawlRun } from '../crawl-run.js';
-import { doneCount } from '../pool.js';
-import { robotsFor } from '../robots-job.js';
+import { rootDomain } from '../src/util/domain.js';
+import { crawlAdsFile } from './ads-file-job.js';
+import type { CrawlRun } from './crawl-run.js';
+import { doneCount } from './pool.js';
+import { robotsFor } from './robots-job.js';
 
 export async function crawlPartners(run: CrawlRun): Promise<void> {
   const { referrals, stats, state } = run;

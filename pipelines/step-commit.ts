@@ -3,15 +3,15 @@
  * manifest the commit will write; then compaction, the commit's plan, the publishing
  * (run-commit.ts). Every stage of a sharded snapshot but the last also tells the next what it found.
  */
-import { fetchKnobsManifest } from '../../src/fetch/knobs-manifest.js';
-import { networkManifest } from '../../src/fetch/index.js';
-import { catalogueManifest } from '../../src/resolve/agents-catalogue.js';
-import { version } from '../../src/util/version.js';
-import { resolveRunLockOptions } from '../../src/store/run-lock.js';
-import type { CrawlOptions, CrawlResult } from '../crawl-options.js';
-import type { CrawlRun } from '../crawl-run.js';
-import { compactAndCommit } from '../run-commit.js';
-import { sellersManifest } from '../sellers-rounds.js';
+import { fetchKnobsManifest } from '../src/fetch/knobs-manifest.js';
+import { networkManifest } from '../src/fetch/index.js';
+import { catalogueManifest } from '../src/resolve/agents-catalogue.js';
+import { version } from '../src/util/version.js';
+import { resolveRunLockOptions } from '../src/store/run-lock.js';
+import type { CrawlOptions, CrawlResult } from './crawl-options.js';
+import type { CrawlRun } from './crawl-run.js';
+import { compactAndCommit } from './run-commit.js';
+import { sellersManifest } from './sellers-rounds.js';
 
 export async function commitCrawl(run: CrawlRun): Promise<CrawlResult> {
   const { state, stats, setup } = run;

@@ -3,10 +3,10 @@
  * once by the shard owning each host; then every shard's pending apps whose developer host this
  * shard owns, followed to their app-ads.txt (the listing was read in stage 'targets').
  */
-import { developerHost, finishApp } from '../app-job.js';
-import type { CrawlRun } from '../crawl-run.js';
-import { robotsFor } from '../robots-job.js';
-import { filter } from './filter.js';
+import { developerHost, finishApp } from './app-job.js';
+import type { CrawlRun } from './crawl-run.js';
+import { robotsFor } from './robots-job.js';
+import { filter } from '../src/util/async-filter.js';
 
 export async function followPendingApps(run: CrawlRun): Promise<void> {
   const { referrals, appRegistry, pending } = run;

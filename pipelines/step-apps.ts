@@ -2,13 +2,13 @@
  * Stage 'targets', the listed apps: each app this machine owns, its store listing read. Not
  * sharded, the app is followed to its developer's app-ads.txt at once; sharded, an app whose
  * listing names a developer host is handed on (pending-apps.ts) to the shard owning that host,
- * which follows it in stage 'referrals' (store-referrals.ts).
+ * which follows it in stage 'referrals' (step-store-referrals.ts).
  */
-import { readAppList } from '../../src/sources/apps.js';
-import { crawlApp, emitAppTarget, finishApp, readListing } from '../app-job.js';
-import { EmptyListError } from '../crawl-options.js';
-import type { CrawlRun } from '../crawl-run.js';
-import { filter } from './filter.js';
+import { readAppList } from '../src/sources/apps.js';
+import { crawlApp, emitAppTarget, finishApp, readListing } from './app-job.js';
+import { EmptyListError } from './crawl-options.js';
+import type { CrawlRun } from './crawl-run.js';
+import { filter } from '../src/util/async-filter.js';
 
 export async function crawlApps(run: CrawlRun): Promise<void> {
   const { options, referrals, appRegistry, pending } = run;

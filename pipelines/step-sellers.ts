@@ -3,8 +3,8 @@
  * intermediaries their files name, round by round; each file once a night (sellers-rounds.ts).
  * Stage 'sellers' of a sharded snapshot is round 0, stage 'intermediaries' the rounds after it.
  */
-import type { CrawlRun } from '../crawl-run.js';
-import { runSellersRounds, SELLERS_DEFAULTS } from '../sellers-rounds.js';
+import type { CrawlRun } from './crawl-run.js';
+import { runSellersRounds, SELLERS_DEFAULTS } from './sellers-rounds.js';
 
 /**
  * sellers.json files read at once, at most, whatever the run's concurrency (docs/guide/operating.md):

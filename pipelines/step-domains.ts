@@ -2,13 +2,13 @@
  * Stage 'targets', the listed sites: every site this machine owns, crawled (domain-job.ts). A
  * run past this phase (a later stage, a resume) still reads the list, for its roots.
  */
-import { openLineBatches } from '../../src/sources/line-reader.js';
-import { readDomainList } from '../../src/sources/domain-list.js';
-import type { Shard } from '../../src/util/shard.js';
-import { EmptyListError } from '../crawl-options.js';
-import type { CrawlRun } from '../crawl-run.js';
-import { crawlDomain } from '../domain-job.js';
-import { filter } from './filter.js';
+import { openLineBatches } from '../src/sources/line-reader.js';
+import { readDomainList } from '../src/sources/domain-list.js';
+import type { Shard } from '../src/util/shard.js';
+import { EmptyListError } from './crawl-options.js';
+import type { CrawlRun } from './crawl-run.js';
+import { crawlDomain } from './domain-job.js';
+import { filter } from '../src/util/async-filter.js';
 
 export async function crawlDomains(run: CrawlRun, crawlThem: boolean): Promise<void> {
   const { options, referrals, stats } = run;
