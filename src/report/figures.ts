@@ -4,10 +4,10 @@
  * the report's window through two macros set up by `setupSql` (also written into report.json),
  * so that any figure can be run again with `adsnap sql ROOT… -c "<setup>; <figure sql>"`.
  *
- * Definitions used throughout (the page says them too):
- * - a site *serves* an ads.txt when its file's content was a text file with records or a
- *   placeholder (`files.status` 'ok', 'placeholder' or 'too_large'), whatever the provenance;
- *   *valid* is `files.valid` (served as text, parsed, not cut);
+ * Definitions used throughout: docs/reference/figures.md, implemented once as the views of
+ * sql/views.sql's figures block (listed_sites, listed_apps, file_scopes, scoped_records,
+ * ad_system_sites, headline_figures), which every figure here reads (a *declaring* site, a
+ * *valid* one, a scope); no status set is typed here;
  * - "latest night" is the last night in the window;
  * - the rank bucket comes from `targets.rank` (the list's rank), cut at `--rank-buckets`;
  * - a CTV app is one of a store all of whose listings are TV apps, or a Samsung TV listing (its
@@ -18,6 +18,7 @@
 import type { StoreName } from '../sources/store-id.js';
 import { consistencyNightsSql, poolingNightsSql, type NightFilter } from './night-summary.js';
 import { OWNER_TABLE } from './owners.js';
+import { headlineSql } from './headline.js';
 
 export type ChartKind = 'line' | 'bar' | 'hbar' | 'stacked';
 
@@ -87,9 +88,11 @@ export function setupSql(w: ReportWindow, buckets: readonly number[]): string[] 
     `SET VARIABLE report_to_night = DATE '${w.latestNight}'`,
     `CREATE OR REPLACE MACRO in_window(d) AS d BETWEEN getvariable('report_from') AND getvariable('report_to')`,
     `CREATE OR REPLACE MACRO rank_bucket(r) AS CASE WHEN r IS NULL THEN 'unranked' ${arms.join(' ')} ELSE ${beyond} END`,
+    // The cumulative top-N buckets beside the disjoint ones (top 1k, top 10k, …).
+    `CREATE OR REPLACE MACRO rank_top_n() AS [${sorted.join(', ')}]`,
     // The window's record changes, read by two figures: computed once (small: the changed records).
     `CREATE OR REPLACE TEMP TABLE report_record_changes AS SELECT * FROM record_changes WHERE in_window(snapshot_date)`,
-    // The listed sites that gained or lost a served ads.txt, read by two figures (small: the changes).
+    // The listed sites that gained or lost a declaring ads.txt, read by two figures (small: the changes).
     `CREATE OR REPLACE TEMP TABLE report_site_changes AS ${SITE_CHANGES_SQL}`,
     // The latest night's ad_system_coverage, read by two figures.
     `CREATE OR REPLACE TEMP TABLE report_coverage AS SELECT * FROM ad_system_coverage WHERE snapshot_date = getvariable('report_to_night')`,
@@ -117,28 +120,24 @@ export function bucketLabels(buckets: readonly number[]): string[] {
   return out;
 }
 
-/** The `files.status` values of an ads.txt (or app-ads.txt) that is *served*: the one definition every figure uses. */
-const SERVED_STATUSES = `('ok', 'placeholder', 'too_large')`;
-const SERVED = `status IN ${SERVED_STATUSES}`;
 /** The nights of the window that have no usable night summary (night-summary.ts). */
 const VIEWED: NightFilter = (c) => `in_window(${c}) AND report_viewed(${c})`;
 const LATEST = `snapshot_date = getvariable('report_to_night')`;
 
 /**
  * Per listed site and night of the window, its ads.txt against its previous night in the window:
- * 'gained' when it is served now and was not, 'lost' the other way. Served as in section 1
- * (SERVED, whatever the provenance: a copy carried forward after a failed request is still
- * served, so a night the site could not be read is no change when an earlier copy stands).
+ * 'gained' when it is declaring now and was not, 'lost' the other way. Declaring as in section 1
+ * (view listed_sites, whatever the provenance: a copy carried forward after a failed request
+ * still declares, so a night the site could not be read is no change when an earlier copy stands).
  */
-const SITE_CHANGES_SQL = `SELECT snapshot_date, site, rank, CASE WHEN served THEN 'gained' ELSE 'lost' END AS change, status, obtained, previous_date, previous_status
+const SITE_CHANGES_SQL = `SELECT snapshot_date, site, rank, CASE WHEN declaring THEN 'gained' ELSE 'lost' END AS change, status, obtained, previous_date, previous_status
 FROM (
-  SELECT f.snapshot_date, f.subject AS site, t.rank, f.status, f.obtained, f.${SERVED} AS served,
-    lag(f.snapshot_date) OVER w AS previous_date, lag(f.status) OVER w AS previous_status, lag(f.${SERVED}) OVER w AS previously_served
-  FROM files f JOIN targets t ON t.snapshot_date = f.snapshot_date AND t.target = f.subject AND t.target_kind = 'domain'
-  WHERE f.file_kind = 'ads.txt' AND in_window(f.snapshot_date)
-  WINDOW w AS (PARTITION BY f.subject ORDER BY f.snapshot_date)
+  SELECT snapshot_date, site, rank, ads_txt_status AS status, ads_txt_obtained AS obtained, declaring,
+    lag(snapshot_date) OVER w AS previous_date, lag(ads_txt_status) OVER w AS previous_status, lag(declaring) OVER w AS previously_declaring
+  FROM listed_sites WHERE in_window(snapshot_date)
+  WINDOW w AS (PARTITION BY site ORDER BY snapshot_date)
 )
-WHERE previous_date IS NOT NULL AND served IS DISTINCT FROM previously_served`;
+WHERE previous_date IS NOT NULL AND declaring IS DISTINCT FROM previously_declaring`;
 
 /**
  * What each store of store-id.ts (StoreName, every value it produces) says about the screen its
@@ -176,44 +175,69 @@ const CTV_ABOUT =
 
 export const SECTIONS: SectionDef[] = [
   {
+    key: 'headline',
+    title: 'Headline figures',
+    intro:
+      "The latest night's figures a study would cite, each with its scope, its n and denominator, and for a share its Wilson 95% interval (view headline_figures; every word is defined in docs/reference/figures.md). Site figures are of the listed sites' own (root) ads.txt; apps, and the files reached from another file (subdomains, partners), are scopes of their own.",
+    figures: [
+      {
+        key: 'headline.figures',
+        title: 'Headline figures (latest night)',
+        about: "View headline_figures: value (a share of the denominator, or a count), n, denominator, ci95 ([low, high], Wilson score interval at 95%), scope and definition. report.json has them under 'headline' by key.",
+        sql: headlineSql("getvariable('report_to_night')"),
+      },
+    ],
+  },
+  {
     key: 'adoption',
     title: '1. Adoption',
     intro: 'How many listed sites serve an ads.txt, and how many apps reach an app-ads.txt through their developer site.',
     figures: [
       {
         key: 'adoption.ads_txt_by_rank',
-        title: 'ads.txt served, valid and placeholder, by rank bucket',
+        title: 'ads.txt declaring, valid and placeholder-only sites, by rank bucket',
         about:
-          "Listed sites per night and rank bucket. Served: the file's content was ads.txt text (status ok, placeholder or too_large). Valid: files.valid. Placeholder: the IAB placeholder record only. Shares are of the bucket's sites.",
-        sql: `SELECT * EXCLUDE (first_rank), round(served / sites, 4) AS served_share, round(valid / sites, 4) AS valid_share, round(placeholder / sites, 4) AS placeholder_share
+          "Listed sites per night and rank bucket (disjoint), their root ads.txt (view listed_sites). Declaring: a text body (not HTML) with at least one record other than the placeholder; an invalid_content_type file counts, and is counted again in content_type_violation. Valid: declaring, and valid by the spec (text/plain, read whole). Placeholder only: records, all of them the placeholder. Shares are of the bucket's sites.",
+        sql: `SELECT * EXCLUDE (first_rank), round(declaring / sites, 4) AS declaring_share, round(valid / sites, 4) AS valid_share, round(placeholder_only / sites, 4) AS placeholder_only_share
 FROM (
   SELECT snapshot_date, rank_bucket(rank) AS rank_bucket, count(*) AS sites,
-    count(*) FILTER (WHERE ads_txt_status IN ('ok', 'placeholder', 'too_large')) AS served,
-    count(*) FILTER (WHERE ads_txt_valid) AS valid,
-    count(*) FILTER (WHERE ads_txt_status = 'placeholder') AS placeholder,
+    count(*) FILTER (WHERE declaring) AS declaring,
+    count(*) FILTER (WHERE valid) AS valid,
+    count(*) FILTER (WHERE placeholder_only) AS placeholder_only,
+    count(*) FILTER (WHERE content_type_violation) AS content_type_violation,
     min(coalesce(rank, 2147483647)) AS first_rank
-  FROM (
-    -- adoption's ads_txt_status and ads_txt_valid, without the hop counts the view adds
-    SELECT t.snapshot_date, t.rank, f.status AS ads_txt_status, coalesce(f.valid, false) AS ads_txt_valid
-    FROM targets t LEFT JOIN files f ON f.snapshot_date = t.snapshot_date AND f.subject = t.target AND f.file_kind = 'ads.txt'
-    WHERE t.target_kind = 'domain' AND in_window(t.snapshot_date)
-  ) GROUP BY ALL
+  FROM listed_sites WHERE in_window(snapshot_date) GROUP BY ALL
 ) ORDER BY snapshot_date, first_rank`,
-        chart: { kind: 'line', x: 'snapshot_date', y: 'valid_share', color: 'rank_bucket', xTitle: 'Snapshot date', yTitle: 'Sites with a valid ads.txt (% of bucket)', percent: true },
+        chart: { kind: 'line', x: 'snapshot_date', y: 'declaring_share', color: 'rank_bucket', xTitle: 'Snapshot date', yTitle: 'Sites declaring an ads.txt (% of bucket)', percent: true },
+      },
+      {
+        key: 'adoption.ads_txt_top_n',
+        title: 'ads.txt declaring and valid sites in the top N (cumulative)',
+        about:
+          'The same counts as above over the listed sites ranked N or better (top 1k includes the top 100), for each bucket bound, per night: what studies of the top 1k, 10k, … lists report.',
+        sql: `SELECT *, round(declaring / sites, 4) AS declaring_share, round(valid / sites, 4) AS valid_share
+FROM (
+  SELECT s.snapshot_date, b.top_n, count(*) AS sites,
+    count(*) FILTER (WHERE s.declaring) AS declaring,
+    count(*) FILTER (WHERE s.valid) AS valid,
+    count(*) FILTER (WHERE s.placeholder_only) AS placeholder_only
+  FROM listed_sites s JOIN (SELECT unnest(rank_top_n()) AS top_n) b ON s.rank <= b.top_n
+  WHERE in_window(s.snapshot_date) GROUP BY ALL
+) ORDER BY snapshot_date, top_n`,
       },
       {
         key: 'adoption.app_ads_txt_by_store',
         title: 'app-ads.txt by store',
-        about: `Listed apps per night and store (Samsung's TV store, 'samsung (TV)', apart from its Galaxy Store). Developer site: the store listing named one (or the list did). Served / valid: the app-ads.txt of the developer host used (after the subdomain → parent fallback), as for ads.txt. ${CTV_ABOUT}`,
-        sql: `SELECT *, round(served / apps, 4) AS served_share, round(valid / apps, 4) AS valid_share
+        about: `Listed apps per night and store (Samsung's TV store, 'samsung (TV)', apart from its Galaxy Store). Developer site: the store listing named one (or the list did). Declaring / valid: the app-ads.txt of the developer host used (after the subdomain → parent fallback), read as for ads.txt (view listed_apps). ${CTV_ABOUT}`,
+        sql: `SELECT *, round(declaring / apps, 4) AS declaring_share, round(valid / apps, 4) AS valid_share
 FROM (
   SELECT a.snapshot_date, CASE WHEN a.store = 'samsung' AND ${ctvAppSql('a')} THEN 'samsung (TV)' ELSE coalesce(a.store, 'other') END AS store,
     ${ctvAppSql('a')} AS ctv, count(*) AS apps,
     count(*) FILTER (WHERE a.developer_url IS NOT NULL) AS developer_site,
-    count(*) FILTER (WHERE f.${SERVED}) AS served,
-    count(*) FILTER (WHERE f.valid) AS valid
+    count(*) FILTER (WHERE l.declaring) AS declaring,
+    count(*) FILTER (WHERE l.valid) AS valid
   FROM apps a
-  LEFT JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.subject AND f.file_kind = 'app-ads.txt'
+  JOIN listed_apps l ON l.snapshot_date = a.snapshot_date AND l.app = a.store_url
   WHERE in_window(a.snapshot_date) GROUP BY ALL
 ) ORDER BY snapshot_date, apps DESC, store`,
         chart: { kind: 'bar', x: 'store', y: 'valid_share', xTitle: 'Store', yTitle: 'Apps with a valid app-ads.txt (% of apps)', percent: true },
@@ -223,28 +247,28 @@ FROM (
   {
     key: 'variables',
     title: '2. Variables',
-    intro: 'The ads.txt 1.1 variables that served files declare: who owns and manages the inventory, and where it is delegated.',
+    intro: 'The ads.txt 1.1 variables that text files (ads.txt and app-ads.txt bodies that are not HTML) declare: who owns and manages the inventory, and where it is delegated. Each scope apart: the listed sites\' root files, the files reached from them (subdomains, partners), the apps\' files.',
     figures: [
       {
         key: 'variables.declared',
         title: 'Files declaring each variable',
         about:
-          `Served ads.txt and app-ads.txt files (of listed sites, declared subdomains, partners and developer hosts) declaring the variable at least once, and their share of the served files of that kind. app-ads.txt is split by the apps that use the file: 'CTV' when one of them is a CTV app, else 'not CTV'. ${CTV_ABOUT}`,
-        sql: `WITH served AS (
+          `Text files (view file_scopes: a 2xx body that is not HTML) declaring the variable at least once, and their share of the text files of their group. Groups are scopes: 'ads.txt (root)', the listed sites' own files; 'ads.txt (referral)', the subdomain and partner files reached from them; app-ads.txt split by the apps that use the file: 'CTV' when one of them is a CTV app, else 'not CTV'. ${CTV_ABOUT}`,
+        sql: `WITH text_files AS (
   SELECT f.snapshot_date, f.subject, f.file_kind,
-    CASE WHEN f.file_kind = 'ads.txt' THEN 'ads.txt'
+    CASE WHEN f.scope <> 'app' THEN 'ads.txt (' || f.scope || ')'
          WHEN f.subject IN (SELECT a.subject FROM apps a WHERE a.snapshot_date = f.snapshot_date AND ${ctvAppSql('a')}) THEN 'app-ads.txt (CTV)'
          ELSE 'app-ads.txt (not CTV)' END AS file_group
-  FROM files f WHERE in_window(f.snapshot_date) AND f.file_kind IN ('ads.txt', 'app-ads.txt') AND f.${SERVED}
+  FROM file_scopes f WHERE in_window(f.snapshot_date) AND adsnap_text_body(f.status)
 ), declared AS (
   SELECT DISTINCT snapshot_date, subject, file_kind, upper(name) AS name FROM ads_variables WHERE in_window(snapshot_date)
 ), names AS (SELECT unnest(['OWNERDOMAIN', 'MANAGERDOMAIN', 'SUBDOMAIN', 'INVENTORYPARTNERDOMAIN', 'CONTACT']) AS name)
-SELECT s.snapshot_date, s.file_group, n.name, count(*) AS files_served, count(d.name) AS files_declaring,
+SELECT s.snapshot_date, s.file_group, n.name, count(*) AS text_files, count(d.name) AS files_declaring,
   round(count(d.name) / count(*), 4) AS share
-FROM served s CROSS JOIN names n
+FROM text_files s CROSS JOIN names n
 LEFT JOIN declared d ON d.snapshot_date = s.snapshot_date AND d.subject = s.subject AND d.file_kind = s.file_kind AND d.name = n.name
 GROUP BY ALL ORDER BY s.snapshot_date, s.file_group, n.name`,
-        chart: { kind: 'line', x: 'snapshot_date', y: 'share', color: 'name', xTitle: 'Snapshot date', yTitle: 'Served files declaring it (%)', percent: true },
+        chart: { kind: 'line', x: 'snapshot_date', y: 'share', color: 'name', xTitle: 'Snapshot date', yTitle: 'Text files declaring it (%)', percent: true },
       },
       {
         key: 'variables.managerdomain_countries',
@@ -264,25 +288,40 @@ GROUP BY ALL ORDER BY declarations DESC, country LIMIT 50`,
     figures: [
       {
         key: 'ad_systems.top',
-        title: 'Most-authorized ad systems (latest night)',
+        title: 'Ad systems named by most declaring sites (latest night)',
         about:
-          'Per ad system: the ads.txt / app-ads.txt files naming it, its records, the share of DIRECT records and of records with a certification authority id. The 25 named by most files.',
-        sql: `SELECT ad_system_domain, count(DISTINCT (subject, file_kind)) AS files, count(*) AS records,
-  round(count(*) FILTER (WHERE relationship = 'DIRECT') / count(*), 4) AS direct_share,
-  round(count(*) FILTER (WHERE cert_authority_id IS NOT NULL) / count(*), 4) AS cert_id_share
-FROM ads_records WHERE ${LATEST}
-GROUP BY ALL ORDER BY files DESC, records DESC, ad_system_domain LIMIT 25`,
-        chart: { kind: 'hbar', x: 'files', y: 'ad_system_domain', xTitle: 'Files naming the ad system', yTitle: 'Ad system' },
+          "View ad_system_sites, over the root records of the declaring listed sites: per ad system, its company (view ad_system_companies; the domain itself when it names none), the sites naming it (any relationship, and DIRECT), their share of the declaring sites, its records and their DIRECT share; then, over every scope (root, referral and app files), the files naming it and the share of its records with a certification authority id. The 25 named by most sites.",
+        sql: `WITH files_all AS (
+  SELECT ad_system_domain, count(DISTINCT (subject, file_kind)) AS files,
+    round(count(*) FILTER (WHERE cert_authority_id IS NOT NULL) / count(*), 4) AS cert_id_share
+  FROM scoped_records WHERE ${LATEST} GROUP BY ALL
+)
+SELECT a.ad_system_domain, a.company, a.sites, a.sites_direct, round(a.site_share, 4) AS site_share, a.records,
+  round(a.direct_records / a.records, 4) AS direct_share, f.files, f.cert_id_share
+FROM ad_system_sites a LEFT JOIN files_all f USING (ad_system_domain)
+WHERE a.${LATEST}
+ORDER BY a.sites DESC, a.records DESC, a.ad_system_domain LIMIT 25`,
+        chart: { kind: 'hbar', x: 'sites', y: 'ad_system_domain', xTitle: 'Declaring listed sites naming the ad system', yTitle: 'Ad system' },
+      },
+      {
+        key: 'ad_systems.companies',
+        title: 'Companies named by most declaring sites (latest night)',
+        about:
+          "View ad_company_sites: the ad system domains of one company (view ad_system_companies) counted together, over the root records of the declaring listed sites: its domains named, the sites naming any of them (any relationship, and DIRECT), their share of the declaring sites, and the records. The 25 named by most sites.",
+        sql: `SELECT company, ad_system_domains, sites, sites_direct, round(site_share, 4) AS site_share, records
+FROM ad_company_sites WHERE ${LATEST}
+ORDER BY sites DESC, records DESC, company LIMIT 25`,
+        chart: { kind: 'hbar', x: 'sites', y: 'company', xTitle: 'Declaring listed sites naming the company', yTitle: 'Company' },
       },
       {
         key: 'ad_systems.relationship',
-        title: 'DIRECT and RESELLER records over time',
-        about: 'All ads.txt and app-ads.txt records per night by relationship, and the share of each.',
-        sql: `SELECT snapshot_date, relationship, count(*) AS records,
-  round(count(*) / sum(count(*)) OVER (PARTITION BY snapshot_date), 4) AS share
-FROM ads_records WHERE in_window(snapshot_date)
-GROUP BY snapshot_date, relationship ORDER BY snapshot_date, relationship`,
-        chart: { kind: 'stacked', x: 'snapshot_date', y: 'records', color: 'relationship', xTitle: 'Snapshot date', yTitle: 'Records' },
+        title: 'DIRECT and RESELLER records by scope over time',
+        about: "Records of declaring files per night, scope (root: the listed sites' own ads.txt; referral: subdomain and partner files; app: app-ads.txt) and relationship, the placeholder left out (view scoped_records), and the share of each in its scope.",
+        sql: `SELECT snapshot_date, scope, relationship, scope || ' ' || relationship AS series, count(*) AS records,
+  round(count(*) / sum(count(*)) OVER (PARTITION BY snapshot_date, scope), 4) AS share
+FROM scoped_records WHERE in_window(snapshot_date)
+GROUP BY snapshot_date, scope, relationship ORDER BY snapshot_date, scope, relationship`,
+        chart: { kind: 'line', x: 'snapshot_date', y: 'share', color: 'series', xTitle: 'Snapshot date', yTitle: 'Share of the scope\'s records (%)', percent: true },
       },
     ],
   },
@@ -296,18 +335,22 @@ GROUP BY snapshot_date, relationship ORDER BY snapshot_date, relationship`,
         key: 'consistency.by_ad_system',
         title: 'Records checked against sellers.json, per ad system (latest night)',
         about:
-          "Checkable: the ad system's sellers.json was read whole and valid. Missing: its seller id is not listed. Relationship mismatch: DIRECT for a seller typed INTERMEDIARY, or RESELLER for one typed PUBLISHER. Owner mismatch: a DIRECT record whose OWNERDOMAIN (or site) differs from the seller's domain. The 25 ad systems with most records.",
+          "Per scope (root: the listed sites' own ads.txt; referral: subdomain and partner files; app: app-ads.txt; view file_scopes) and ad system. Checkable: the ad system's sellers.json was read whole and valid (seller_checkable). Missing: its seller id is not listed. Relationship mismatch: DIRECT for a seller typed INTERMEDIARY, or RESELLER for one typed PUBLISHER. Owner mismatch: a DIRECT record whose OWNERDOMAIN (or site) differs from the seller's domain. The 25 ad systems with most records in each scope.",
         sql: `SELECT * REPLACE (round(missing / nullif(checkable, 0), 4) AS missing_share)
 FROM (
-  SELECT ad_system_domain, any_value(sellers_json_status) AS sellers_json_status, count(*) AS records,
-    count(*) FILTER (WHERE seller_found OR seller_missing) AS checkable,
-    count(*) FILTER (WHERE seller_missing) AS missing,
+  SELECT s.scope, m.ad_system_domain, any_value(m.sellers_json_status) AS sellers_json_status, count(*) AS records,
+    count(*) FILTER (WHERE m.seller_checkable) AS checkable,
+    count(*) FILTER (WHERE m.seller_missing) AS missing,
     NULL::DOUBLE AS missing_share,
-    count(*) FILTER (WHERE relationship_consistent = false) AS relationship_mismatch,
-    count(*) FILTER (WHERE owner_domain_consistent = false) AS owner_mismatch
-  FROM seller_match WHERE ${LATEST} GROUP BY ALL
-) ORDER BY records DESC, ad_system_domain LIMIT 25`,
-        chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
+    count(*) FILTER (WHERE m.relationship_consistent = false) AS relationship_mismatch,
+    count(*) FILTER (WHERE m.owner_domain_consistent = false) AS owner_mismatch
+  FROM seller_match m
+  JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind
+  WHERE m.${LATEST} GROUP BY ALL
+)
+QUALIFY row_number() OVER (PARTITION BY scope ORDER BY records DESC, ad_system_domain) <= 25
+ORDER BY scope DESC, records DESC, ad_system_domain`,
+        chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', color: 'scope', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
       },
       {
         key: 'consistency.sellers_location_effect',
@@ -479,13 +522,13 @@ ORDER BY l.agent_rank NULLS LAST, b.user_agent, b.snapshot_date`,
     key: 'changes',
     title: '7. Changes',
     intro:
-      "Records and sellers: what changed between consecutive observations of the same file (views record_changes and seller_changes); a night a file could not be read does not count as a change. Sites: a listed site's ads.txt on a night against its previous night in the window, served or not as in section 1 (status ok, placeholder or too_large, whatever the provenance: a copy carried forward after a failed request is still served).",
+      "Records and sellers: what changed between consecutive observations of the same file (views record_changes and seller_changes); a night a file could not be read does not count as a change. Sites: a listed site's ads.txt on a night against its previous night in the window, declaring or not as in section 1 (view listed_sites, whatever the provenance: a copy carried forward after a failed request still declares).",
     figures: [
       {
         key: 'changes.per_night',
         title: 'Records and sellers added and removed per night',
         about:
-          "Per night: ads.txt / app-ads.txt records added and removed since the previous observation of their file, sellers.json entries added and removed, and listed sites that gained or lost a served ads.txt (status ok, placeholder or too_large) since their previous night: the day-to-day difference of section 1's served count, for the sites listed both nights.",
+          "Per night: ads.txt / app-ads.txt records added and removed since the previous observation of their file, sellers.json entries added and removed, and listed sites that started or stopped declaring an ads.txt since their previous night: the day-to-day difference of section 1's declaring count, for the sites listed both nights.",
         sql: `WITH nights AS (SELECT DISTINCT snapshot_date FROM files WHERE in_window(snapshot_date)),
 rc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM report_record_changes GROUP BY ALL),
 sc AS (SELECT snapshot_date, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed FROM seller_changes GROUP BY ALL),
@@ -520,7 +563,7 @@ ORDER BY net DESC, ad_system_domain`,
         key: 'changes.sites',
         title: 'Sites that gained or lost their ads.txt',
         about:
-          "The listed sites counted in sites_gained_ads_txt and sites_lost_ads_txt above: per night, the site, its rank, its ads.txt status that night and on its previous night (served: ok, placeholder or too_large). At most the 50 best-ranked sites per night and direction; the counts above have them all.",
+          "The listed sites counted in sites_gained_ads_txt and sites_lost_ads_txt above: per night, the site, its rank, its ads.txt status that night and on its previous night (declaring as in section 1). At most the 50 best-ranked sites per night and direction; the counts above have them all.",
         sql: `SELECT snapshot_date, change, site, rank, previous_status, status, obtained, previous_date
 FROM report_site_changes
 QUALIFY row_number() OVER (PARTITION BY snapshot_date, change ORDER BY rank NULLS LAST, site) <= 50
@@ -617,9 +660,12 @@ FROM fetches WHERE ${LATEST} GROUP BY ALL ORDER BY file_kind, requests DESC, out
       {
         key: 'quality.parse_issues',
         title: 'Parse issues (latest night)',
-        about: 'The 25 most frequent parse issue codes, with the files they occur in.',
-        sql: `SELECT file_kind, severity, code, count(*) AS issues, count(DISTINCT subject) AS files FROM parse_issues WHERE ${LATEST}
-GROUP BY ALL ORDER BY issues DESC, file_kind, code LIMIT 25`,
+        about: "The 25 most frequent parse issue codes, with the files they occur in, per scope: an ads.txt's root (a listed site's own) or referral (subdomain, partner), app for app-ads.txt (view file_scopes); robots.txt and sellers.json by their kind.",
+        sql: `SELECT coalesce(s.scope, p.file_kind) AS scope, p.file_kind, p.severity, p.code, count(*) AS issues, count(DISTINCT p.subject) AS files
+FROM parse_issues p
+LEFT JOIN file_scopes s ON s.snapshot_date = p.snapshot_date AND s.subject = p.subject AND s.file_kind = p.file_kind
+WHERE p.${LATEST}
+GROUP BY ALL ORDER BY issues DESC, scope, file_kind, code LIMIT 25`,
         chart: { kind: 'hbar', x: 'issues', y: 'code', xTitle: 'Issues', yTitle: 'Code' },
       },
     ],

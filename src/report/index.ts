@@ -16,6 +16,10 @@ import { renderPage } from './page.js';
 import { cellConverter, csvField } from '../cli/sql-output.js';
 import type { Json } from '@duckdb/node-api';
 import { isDuckDbSize } from '../util/duckdb-size.js';
+import { headlineObject, type HeadlineFigure, type HeadlineKey } from './headline.js';
+
+/** The figure whose rows are report.json's `headline`. */
+const HEADLINE_FIGURE = 'headline.figures';
 
 export const DEFAULT_RANK_BUCKETS: readonly number[] = Object.freeze([1_000, 10_000, 100_000, 1_000_000]);
 
@@ -65,6 +69,12 @@ export interface ReportJson {
   /** Nights whose figures over time came from their night summary (night-summary.ts), not the views. */
   summarized_nights: string[];
   missing: string[];
+  /**
+   * The latest night's headline figures by stable key (view headline_figures; the figure
+   * 'headline.figures' has the same rows): a share has value, n, denominator and ci95 (Wilson
+   * 95%), a count only value; each has its scope and definition (docs/reference/figures.md).
+   */
+  headline: Record<HeadlineKey, HeadlineFigure>;
   sections: { key: string; title: string; intro: string; figures: Omit<FigureResult, 'svg' | 'csv'>[] }[];
 }
 
@@ -74,7 +84,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const db = await openSnapshotDb(o.roots.length === 1 ? o.roots[0]! : o.roots, { allowEmpty: true });
   try {
     // A bound on DuckDB's memory (it spills past it): the report runs beside other jobs.
-    await db.rows(`SET memory_limit = '${memoryLimit()}'`);
+    await db.rows(`SET memory_limit = $1`, [memoryLimit()]);
     // Every figure has its ORDER BY: DuckDB need not keep insertion order, which costs memory.
     await db.rows(`SET preserve_insertion_order = false`);
     const allNights = (await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM files ORDER BY d`)).map((r) => String(r.d));
@@ -114,6 +124,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       setup_sql: setup,
       summarized_nights: summarized,
       missing,
+      headline: headlineObject(sections.flatMap((s) => s.figures).find((f) => f.key === HEADLINE_FIGURE)?.rows ?? []),
       sections: sections.map((s) => ({ ...s, figures: s.figures.map(({ svg: _svg, csv: _csv, ...f }) => f) })),
     };
     const figures = sections.flatMap((s) => s.figures);

@@ -32,11 +32,12 @@ export type NightFilter = (column: string) => string;
 
 /**
  * Per night, every record of a valid file against the ad system's sellers.json (view
- * seller_match): checkable, missing, relationship and owner mismatches.
+ * seller_match): checkable (seller_checkable: its sellers.json was readable), missing,
+ * relationship and owner mismatches.
  */
 export function consistencyNightsSql(nights: NightFilter): string {
   return `SELECT snapshot_date, count(*) AS records,
-    count(*) FILTER (WHERE seller_found OR seller_missing) AS checkable,
+    count(*) FILTER (WHERE seller_checkable) AS checkable,
     count(*) FILTER (WHERE seller_missing) AS missing,
     count(*) FILTER (WHERE relationship_consistent = false) AS relationship_mismatch,
     count(*) FILTER (WHERE owner_domain_consistent = false) AS owner_mismatch
@@ -113,9 +114,11 @@ export async function writeNightSummary(root: string, runId: string, o: { memory
   const db = await openSnapshotDb(root);
   let summary: NightSummary;
   try {
-    await db.rows(`SET memory_limit = '${o.memoryLimit ?? '512MB'}'`);
+    await db.rows(`SET memory_limit = $1`, [o.memoryLimit ?? '512MB']);
     await db.rows(`SET preserve_insertion_order = false`);
-    const night: NightFilter = (c) => `${c} = DATE '${run.snapshotDate}'`;
+    // The night is bound once, into a variable the SQL reads: no value is spliced into the text.
+    await db.rows(`SET VARIABLE adsnap_summary_night = CAST($1 AS DATE)`, [run.snapshotDate]);
+    const night: NightFilter = (c) => `${c} = getvariable('adsnap_summary_night')`;
     const [c] = await db.rows(consistencyNightsSql(night));
     await createOwnerTable(db.connection, night);
     const [p] = await db.rows(poolingNightsSql(night));
