@@ -19,6 +19,7 @@ const list = (xs: readonly string[]) => `(${xs.map(literal).join(', ')})`;
 export function vocabularySql(): string {
   return [
     VOCABULARY_BEGIN,
+    '',
     '-- An ads.txt / app-ads.txt status whose 2xx body was text, not an HTML page: its records are stored',
     '-- (ADS_TEXT_STATUSES, src/resolve/file-status.ts).',
     `CREATE OR REPLACE MACRO adsnap_text_body(s) AS s IN ${list(ADS_TEXT_STATUSES)};`,
