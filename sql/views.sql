@@ -304,14 +304,16 @@ WHERE NOT coalesce(adsnap_is_placeholder(r.ad_system_domain, r.seller_account_id
 CREATE VIEW IF NOT EXISTS ad_system_companies AS
 SELECT CAST(NULL AS VARCHAR) AS ad_system_domain, CAST(NULL AS VARCHAR) AS company, CAST(NULL AS VARCHAR) AS source WHERE false;
 
+-- Each ad system domain's company (ad_system_companies; where it names several, the first by name).
+CREATE OR REPLACE VIEW ad_system_company AS
+SELECT ad_system_domain, min(company) AS company FROM ad_system_companies GROUP BY ALL;
+
 -- Per night and ad system, over the root records of declaring listed sites: the sites naming it
 -- (any relationship, and DIRECT), their share of the night's declaring sites, its records and
--- DIRECT records, and its company (ad_system_companies; the domain itself when it names none).
+-- DIRECT records, and its company (ad_system_company; the domain itself when it names none).
 CREATE OR REPLACE VIEW ad_system_sites AS
 WITH declaring AS (
   SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
-), company AS (
-  SELECT ad_system_domain, min(company) AS company FROM ad_system_companies GROUP BY ALL
 )
 SELECT r.snapshot_date, r.ad_system_domain, coalesce(any_value(c.company), r.ad_system_domain) AS company,
        count(DISTINCT r.subject) AS sites,
@@ -321,7 +323,7 @@ SELECT r.snapshot_date, r.ad_system_domain, coalesce(any_value(c.company), r.ad_
        count(*) FILTER (WHERE r.relationship = 'DIRECT') AS direct_records
 FROM scoped_records r
 JOIN declaring d ON d.snapshot_date = r.snapshot_date
-LEFT JOIN company c ON c.ad_system_domain = r.ad_system_domain
+LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
 WHERE r.scope = 'root'
 GROUP BY r.snapshot_date, r.ad_system_domain;
 
@@ -329,8 +331,6 @@ GROUP BY r.snapshot_date, r.ad_system_domain;
 CREATE OR REPLACE VIEW ad_company_sites AS
 WITH declaring AS (
   SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
-), company AS (
-  SELECT ad_system_domain, min(company) AS company FROM ad_system_companies GROUP BY ALL
 )
 SELECT r.snapshot_date, coalesce(c.company, r.ad_system_domain) AS company,
        count(DISTINCT r.ad_system_domain) AS ad_system_domains,
@@ -340,39 +340,50 @@ SELECT r.snapshot_date, coalesce(c.company, r.ad_system_domain) AS company,
        count(*) AS records
 FROM scoped_records r
 JOIN declaring d ON d.snapshot_date = r.snapshot_date
-LEFT JOIN company c ON c.ad_system_domain = r.ad_system_domain
+LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
 WHERE r.scope = 'root'
 GROUP BY ALL;
 
--- The headline figures, one row per night and key (report.json's `headline`). Shares carry n,
--- their denominator and the Wilson 95% interval; counts only their value.
-CREATE OR REPLACE VIEW headline_figures AS
-WITH sites AS (
+-- The headline figures of one night (a DATE; NULL: every night), one row per night and key
+-- (report.json's `headline`). Shares carry n, their denominator and the Wilson 95% interval;
+-- counts only their value. The views it reads are each read once (MATERIALIZED), which keeps the
+-- plan small enough for the report's memory bound.
+CREATE OR REPLACE MACRO headline_figures_at(night) AS TABLE
+WITH ls AS MATERIALIZED (
+  SELECT * FROM listed_sites WHERE night IS NULL OR snapshot_date = night
+), la AS MATERIALIZED (
+  SELECT * FROM listed_apps WHERE night IS NULL OR snapshot_date = night
+), root_records AS MATERIALIZED (
+  SELECT r.snapshot_date, r.subject, r.file_kind, r.line_no, r.ad_system_domain, r.relationship, coalesce(c.company, r.ad_system_domain) AS company
+  FROM scoped_records r LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
+  WHERE r.scope = 'root' AND (night IS NULL OR r.snapshot_date = night)
+), nights AS (
+  -- Every key on every night, a figure with nothing to count included (0 of 0: value NULL).
+  SELECT DISTINCT snapshot_date FROM ls
+), sites AS (
   SELECT snapshot_date, count(*) AS listed, count(*) FILTER (WHERE declaring) AS declaring,
          count(*) FILTER (WHERE valid) AS valid, count(*) FILTER (WHERE placeholder_only) AS placeholder_only
-  FROM listed_sites GROUP BY ALL
+  FROM ls GROUP BY ALL
 ), apps AS (
-  SELECT snapshot_date, count(*) AS listed, count(*) FILTER (WHERE declaring) AS declaring FROM listed_apps GROUP BY ALL
+  SELECT snapshot_date, count(*) AS listed, count(*) FILTER (WHERE declaring) AS declaring FROM la GROUP BY ALL
 ), root AS (
   SELECT snapshot_date, count(*) AS records, count(*) FILTER (WHERE relationship = 'DIRECT') AS direct,
-         count(DISTINCT ad_system_domain) AS ad_systems
-  FROM scoped_records WHERE scope = 'root' GROUP BY ALL
-), companies AS (
-  SELECT snapshot_date, count(*) AS companies FROM ad_company_sites GROUP BY ALL
+         count(DISTINCT ad_system_domain) AS ad_systems, count(DISTINCT company) AS companies
+  FROM root_records GROUP BY ALL
 ), owner AS (
-  SELECT s.snapshot_date, count(*) AS sites FROM listed_sites s
+  SELECT s.snapshot_date, count(*) AS sites FROM ls s
   SEMI JOIN ads_variables v ON v.snapshot_date = s.snapshot_date AND v.subject = s.site AND v.file_kind = 'ads.txt' AND v.name = 'OWNERDOMAIN'
   WHERE s.declaring GROUP BY ALL
 ), sellers AS (
   SELECT a.snapshot_date, count(*) AS ad_systems, count(*) FILTER (WHERE adsnap_readable_sellers(f.status)) AS readable
-  FROM ad_system_sites a
+  FROM (SELECT DISTINCT snapshot_date, ad_system_domain FROM root_records) a
   LEFT JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.ad_system_domain AND f.file_kind = 'sellers.json'
   GROUP BY ALL
 ), checks AS (
   SELECT m.snapshot_date, count(*) FILTER (WHERE m.seller_checkable) AS checkable, count(*) FILTER (WHERE m.seller_missing) AS not_found
   FROM seller_match_all m
-  SEMI JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.scope = 'root' AND s.declaring
-  WHERE NOT coalesce(adsnap_is_placeholder(m.ad_system_domain, m.seller_account_id), false)
+  SEMI JOIN root_records r ON r.snapshot_date = m.snapshot_date AND r.subject = m.subject AND r.file_kind = m.file_kind AND r.line_no = m.line_no
+  WHERE night IS NULL OR m.snapshot_date = night
   GROUP BY ALL
 ), shares(snapshot_date, key, n, denominator, scope, definition) AS (
   SELECT snapshot_date, 'adstxt_declaring', declaring, listed, 'listed sites, root ads.txt',
@@ -381,25 +392,29 @@ WITH sites AS (
          'Declaring listed sites whose root ads.txt is also valid by the spec (text/plain, read whole), of the listed sites' FROM sites
   UNION ALL SELECT snapshot_date, 'adstxt_placeholder_only_sites', placeholder_only, listed, 'listed sites, root ads.txt',
          'Listed sites whose root ads.txt holds records, all of them the placeholder record, of the listed sites' FROM sites
-  UNION ALL SELECT snapshot_date, 'app_ads_declaring', declaring, listed, 'listed apps, app-ads.txt of the developer host',
-         'Listed apps whose developer host''s app-ads.txt is a text body with at least one record other than the placeholder, of the listed apps' FROM apps
-  UNION ALL SELECT snapshot_date, 'direct_record_share_root', direct, records, 'root records of declaring listed sites',
-         'DIRECT records of the root records (the declaring listed sites'' own ads.txt, placeholder left out)' FROM root
+  UNION ALL SELECT snapshot_date, 'app_ads_declaring', coalesce(declaring, 0), coalesce(listed, 0), 'listed apps, app-ads.txt of the developer host',
+         'Listed apps whose developer host''s app-ads.txt is a text body with at least one record other than the placeholder, of the listed apps' FROM nights LEFT JOIN apps USING (snapshot_date)
+  UNION ALL SELECT snapshot_date, 'direct_record_share_root', coalesce(direct, 0), coalesce(records, 0), 'root records of declaring listed sites',
+         'DIRECT records of the root records (the declaring listed sites'' own ads.txt, placeholder left out)' FROM nights LEFT JOIN root USING (snapshot_date)
   UNION ALL SELECT s.snapshot_date, 'ownerdomain_declaring', coalesce(o.sites, 0), s.declaring, 'declaring listed sites, root ads.txt',
          'Declaring listed sites whose root ads.txt declares OWNERDOMAIN, of the declaring sites' FROM sites s LEFT JOIN owner o USING (snapshot_date)
-  UNION ALL SELECT snapshot_date, 'sellers_json_readable_ad_systems', readable, ad_systems, 'ad systems named by root records',
-         'Ad systems named by root records whose sellers.json was read whole and valid that night, of those ad systems' FROM sellers
-  UNION ALL SELECT snapshot_date, 'seller_id_not_found_root', not_found, checkable, 'checkable root records',
-         'Root records whose seller id the ad system''s readable sellers.json does not list, of the root records whose ad system''s sellers.json was readable' FROM checks
+  UNION ALL SELECT snapshot_date, 'sellers_json_readable_ad_systems', coalesce(readable, 0), coalesce(ad_systems, 0), 'ad systems named by root records',
+         'Ad systems named by root records whose sellers.json was read whole and valid that night, of those ad systems' FROM nights LEFT JOIN sellers USING (snapshot_date)
+  UNION ALL SELECT snapshot_date, 'seller_id_not_found_root', coalesce(not_found, 0), coalesce(checkable, 0), 'checkable root records',
+         'Root records whose seller id the ad system''s readable sellers.json does not list, of the root records whose ad system''s sellers.json was readable' FROM nights LEFT JOIN checks USING (snapshot_date)
 ), counts(snapshot_date, key, value, scope, definition) AS (
-  SELECT snapshot_date, 'ad_systems_distinct_root', ad_systems, 'root records of declaring listed sites',
-         'Distinct ad system domains named by root records' FROM root
-  UNION ALL SELECT snapshot_date, 'ad_companies_distinct_root', companies, 'root records of declaring listed sites',
-         'Distinct companies (ad_system_companies; an unknown domain is its own company) named by root records' FROM companies
+  SELECT snapshot_date, 'ad_systems_distinct_root', coalesce(ad_systems, 0), 'root records of declaring listed sites',
+         'Distinct ad system domains named by root records' FROM nights LEFT JOIN root USING (snapshot_date)
+  UNION ALL SELECT snapshot_date, 'ad_companies_distinct_root', coalesce(companies, 0), 'root records of declaring listed sites',
+         'Distinct companies (ad_system_companies; an unknown domain is its own company) named by root records' FROM nights LEFT JOIN root USING (snapshot_date)
 )
 SELECT snapshot_date, key, n / nullif(denominator, 0) AS value, n, denominator, adsnap_wilson95(n, denominator) AS ci95, scope, definition FROM shares
 UNION ALL
 SELECT snapshot_date, key, value, NULL, NULL, NULL, scope, definition FROM counts;
+
+-- headline_figures: the headline figures of every night (headline_figures_at(NULL)); for one
+-- night, headline_figures_at(DATE '…') reads only that night.
+CREATE OR REPLACE VIEW headline_figures AS SELECT * FROM headline_figures_at(NULL);
 
 -- Per night and ad system: the records (of valid files) naming it, how many can be checked
 -- against its sellers.json (`checkable`: the file was read whole and valid), how many name a

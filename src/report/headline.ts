@@ -44,11 +44,11 @@ const LABELS: Record<HeadlineKey, string> = {
   seller_id_not_found_root: 'Seller ids not found in sellers.json',
 };
 
-/** The SQL of the headline figures of the night bound to `$1` (a DATE), in HEADLINE_KEYS order. */
-export function headlineSql(night = '$1'): string {
+/** The SQL of the headline figures of the night `night` (a SQL expression of type DATE), in HEADLINE_KEYS order. */
+export function headlineSql(night: string): string {
   const order = `[${HEADLINE_KEYS.map((k) => `'${k}'`).join(', ')}]`;
-  return `SELECT key, value, n, denominator, ci95, scope, definition FROM headline_figures
-WHERE snapshot_date = ${night} ORDER BY list_position(${order}, key), key`;
+  return `SELECT key, value, n, denominator, ci95, scope, definition FROM headline_figures_at(${night})
+ORDER BY list_position(${order}, key), key`;
 }
 
 /** The headline rows (key, value, n, …) as report.json's `headline` object: every key, a share's interval as [lo, hi]. */
