@@ -63,62 +63,7 @@ export interface SectionDef {
   figures: FigureDef[];
 }
 
-/** The window of nights a report covers: asked for (from, to) and found in it (first, latest). */
-export interface ReportWindow {
-  from: string;
-  to: string;
-  firstNight: string;
-  latestNight: string;
-}
-
-/** The statements that define the window and the rank buckets, run before every figure. */
-export function setupSql(w: ReportWindow, buckets: readonly number[]): string[] {
-  const sorted = [...new Set(buckets)].sort((a, b) => a - b);
-  const arms: string[] = [];
-  let lower = 0;
-  for (const b of sorted) {
-    arms.push(`WHEN r <= ${b} THEN '${rankLabel(lower)}–${rankLabel(b)}'`);
-    lower = b;
-  }
-  const beyond = sorted.length > 0 ? `'beyond ${rankLabel(lower)}'` : `'ranked'`;
-  return [
-    `SET VARIABLE report_from = DATE '${w.from}'`,
-    `SET VARIABLE report_to = DATE '${w.to}'`,
-    `SET VARIABLE report_first_night = DATE '${w.firstNight}'`,
-    `SET VARIABLE report_to_night = DATE '${w.latestNight}'`,
-    `CREATE OR REPLACE MACRO in_window(d) AS d BETWEEN getvariable('report_from') AND getvariable('report_to')`,
-    `CREATE OR REPLACE MACRO rank_bucket(r) AS CASE WHEN r IS NULL THEN 'unranked' ${arms.join(' ')} ELSE ${beyond} END`,
-    // The cumulative top-N buckets beside the disjoint ones (top 1k, top 10k, …).
-    `CREATE OR REPLACE MACRO rank_top_n() AS [${sorted.join(', ')}]`,
-    // The window's record changes, read by two figures: computed once (small: the changed records).
-    `CREATE OR REPLACE TEMP TABLE report_record_changes AS SELECT * FROM record_changes WHERE in_window(snapshot_date)`,
-    // The listed sites that gained or lost a declaring ads.txt, read by two figures (small: the changes).
-    `CREATE OR REPLACE TEMP TABLE report_site_changes AS ${SITE_CHANGES_SQL}`,
-    // The latest night's ad_system_coverage, read by two figures.
-    `CREATE OR REPLACE TEMP TABLE report_coverage AS SELECT * FROM ad_system_coverage WHERE snapshot_date = getvariable('report_to_night')`,
-  ];
-}
-
-/** 1000 → '1k', 1000000 → '1M', 0 → '1' (the first bucket starts at rank 1). */
-export function rankLabel(n: number): string {
-  if (n === 0) return '1';
-  if (n % 1_000_000 === 0) return `${n / 1_000_000}M`;
-  if (n % 1_000 === 0) return `${n / 1_000}k`;
-  return String(n);
-}
-
-/** The bucket labels in rank order, as rank_bucket() writes them. */
-export function bucketLabels(buckets: readonly number[]): string[] {
-  const sorted = [...new Set(buckets)].sort((a, b) => a - b);
-  const out: string[] = [];
-  let lower = 0;
-  for (const b of sorted) {
-    out.push(`${rankLabel(lower)}–${rankLabel(b)}`);
-    lower = b;
-  }
-  out.push(sorted.length > 0 ? `beyond ${rankLabel(lower)}` : 'ranked', 'unranked');
-  return out;
-}
+export type { ReportWindow } from './setup.js';
 
 /** The nights of the window that have no usable night summary (night-summary.ts). */
 const VIEWED: NightFilter = (c) => `in_window(${c}) AND report_viewed(${c})`;
@@ -130,7 +75,7 @@ const LATEST = `snapshot_date = getvariable('report_to_night')`;
  * (view listed_sites, whatever the provenance: a copy carried forward after a failed request
  * still declares, so a night the site could not be read is no change when an earlier copy stands).
  */
-const SITE_CHANGES_SQL = `SELECT snapshot_date, site, rank, CASE WHEN declaring THEN 'gained' ELSE 'lost' END AS change, status, obtained, previous_date, previous_status
+export const SITE_CHANGES_SQL = `SELECT snapshot_date, site, rank, CASE WHEN declaring THEN 'gained' ELSE 'lost' END AS change, status, obtained, previous_date, previous_status
 FROM (
   SELECT snapshot_date, site, rank, ads_txt_status AS status, ads_txt_obtained AS obtained, declaring,
     lag(snapshot_date) OVER w AS previous_date, lag(ads_txt_status) OVER w AS previous_status, lag(declaring) OVER w AS previously_declaring

@@ -9,8 +9,9 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openSnapshotDb } from '../../pipelines/summary.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
-import { SECTIONS, setupSql, bucketLabels, type FigureDef, type ReportWindow } from './figures.js';
-import { NO_NIGHT_SUMMARY, nightSummarySetupSql, viewedNightsSql } from './night-summary.js';
+import { SECTIONS, SITE_CHANGES_SQL, type FigureDef } from './figures.js';
+import { NO_NIGHT_SUMMARY, nightSummarySetupSql, summaryKey, VIEWED_NIGHTS_MACRO } from './night-summary.js';
+import { bucketLabels, setupStatements, setVariable, variableStatement, windowVariables, type ReportVariable, type ReportWindow } from './setup.js';
 import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
 import { cellConverter, csvField } from '../cli/sql-output.js';
@@ -96,11 +97,16 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
 
     const window: ReportWindow | null =
       nights.length === 0 ? null : { from: o.from ?? nights[0]!, to: o.to ?? nights[nights.length - 1]!, firstNight: nights[0]!, latestNight: nights[nights.length - 1]! };
-    const setup = window ? setupSql(window, buckets) : [];
-    for (const stmt of setup) {
-      const t0 = performance.now();
-      await db.rows(stmt);
-      timing(`setup ${stmt.slice(0, 60).replace(/\s+/g, ' ')}…`, t0);
+    // Values are bound (setVariable); setup_sql has them written out, for `adsnap sql`.
+    const setup: string[] = [];
+    if (window) {
+      for (const v of windowVariables(window, buckets)) setup.push(await bind(db, v));
+      for (const stmt of setupStatements(SITE_CHANGES_SQL)) {
+        const t0 = performance.now();
+        await db.rows(stmt);
+        timing(`setup ${stmt.slice(0, 60).replace(/\s+/g, ' ')}…`, t0);
+        setup.push(stmt);
+      }
     }
     await mkdir(o.outDir, { recursive: true });
     // The pooling section's owners as registrable domains (owners.ts): a file beside the report, loaded by setup_sql.
@@ -145,6 +151,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
  * gets no summary: the views answer for every night.
  */
 async function useNightSummaries(db: Awaited<ReturnType<typeof openSnapshotDb>>, nights: readonly string[], setup: string[]): Promise<string[]> {
+  setup.push(await bind(db, { name: 'report_summary_key', type: 'VARCHAR', value: summaryKey() }));
   let collect = nightSummarySetupSql();
   try {
     await db.rows(collect);
@@ -153,10 +160,16 @@ async function useNightSummaries(db: Awaited<ReturnType<typeof openSnapshotDb>>,
     await db.rows(collect);
   }
   const have = new Set((await db.rows(`SELECT strftime(snapshot_date, '%Y-%m-%d') AS d FROM report_night_summary`)).map((r) => String(r.d)));
-  const viewed = viewedNightsSql(nights.filter((d) => !have.has(d)));
-  await db.rows(viewed);
-  setup.push(collect, viewed);
+  setup.push(collect, await bind(db, { name: 'report_viewed_nights', type: 'DATE[]', value: nights.filter((d) => !have.has(d)) }));
+  await db.rows(VIEWED_NIGHTS_MACRO);
+  setup.push(VIEWED_NIGHTS_MACRO);
   return nights.filter((d) => have.has(d));
+}
+
+/** Sets a setup variable, its value bound; returns its statement for setup_sql. */
+async function bind(db: Awaited<ReturnType<typeof openSnapshotDb>>, v: ReportVariable): Promise<string> {
+  await setVariable(db.connection, v);
+  return variableStatement(v);
 }
 
 /** With ADSNAP_REPORT_TIMING set: a step's time and the process's RSS after it, on stderr. */

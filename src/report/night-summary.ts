@@ -139,7 +139,8 @@ export async function writeNightSummary(root: string, runId: string, o: { memory
 
 /**
  * The report's statement that collects the summaries it may use (see the top of this file) into
- * the temp table `report_night_summary`, one row per night of the window.
+ * the temp table `report_night_summary`, one row per night of the window. It reads summaryKey()
+ * from the variable `report_summary_key`.
  */
 export function nightSummarySetupSql(): string {
   const n = (k: string, as = k) => `TRY_CAST(json_extract_string(s, '$.${k}') AS BIGINT) AS ${as}`;
@@ -153,7 +154,7 @@ SELECT * FROM (
     FROM read_json(list_transform(adsnap_roots(), r -> r || '/_runs/*.json'), columns = {run_id: 'VARCHAR', snapshot_date: 'VARCHAR', night_summary: 'JSON'}, filename = true)
     GROUP BY 1 HAVING count(*) = 1
   )
-  WHERE in_window(snapshot_date) AND json_extract_string(s, '$.key') = '${summaryKey()}' AND json_extract_string(s, '$.run_id') = run_id
+  WHERE in_window(snapshot_date) AND json_extract_string(s, '$.key') = getvariable('report_summary_key') AND json_extract_string(s, '$.run_id') = run_id
     AND json_extract_string(s, '$.snapshot_date') = strftime(snapshot_date, '%Y-%m-%d')
 )
 WHERE COLUMNS(* EXCLUDE (snapshot_date)) IS NOT NULL`;
@@ -163,8 +164,5 @@ WHERE COLUMNS(* EXCLUDE (snapshot_date)) IS NOT NULL`;
 export const NO_NIGHT_SUMMARY = `CREATE OR REPLACE TEMP TABLE report_night_summary AS
 SELECT NULL::DATE AS snapshot_date, ${[...CONSISTENCY, 'pooled_ids', 'pooled_records'].map((k) => `NULL::BIGINT AS ${k}`).join(', ')} WHERE false`;
 
-/** The macro naming the nights of the window without a usable summary: the views answer for them. */
-export function viewedNightsSql(nights: readonly string[]): string {
-  const list = nights.length === 0 ? 'false' : `d IN (${nights.map((n) => `DATE '${n}'`).join(', ')})`;
-  return `CREATE OR REPLACE MACRO report_viewed(d) AS ${list}`;
-}
+/** The macro naming the nights of the window without a usable summary (the variable report_viewed_nights, DATE[]): the views answer for them. */
+export const VIEWED_NIGHTS_MACRO = `CREATE OR REPLACE MACRO report_viewed(d) AS list_contains(getvariable('report_viewed_nights'), d)`;
