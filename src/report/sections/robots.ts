@@ -1,0 +1,52 @@
+/** The report's section '6. robots.txt and AI crawlers': its figures, each a query over the shipped views (sql/views.sql). */
+import type { SectionDef } from '../figure-types.js';
+import { LATEST } from './nights.js';
+
+export const robotsSection: SectionDef = {
+  key: 'robots',
+  title: '6. robots.txt and AI crawlers',
+  intro:
+    "Per crawler of the agents catalogue the crawl recorded (table agents_catalogue; docs/reference/ai-crawlers.md), what the robots.txt of the listed sites says to it: the views agent_access_shares and ai_crawler_blocking, whose shares these are. Full: a disallow rule matches every path; partial: some path is disallowed; none: nothing is. By name: a group naming the crawler decided; through '*': no group names it and the '*' groups decided. A robots.txt that answered 5xx or could not be reached counts as full (RFC 9309 §2.3.1.4, 'unreachable'), one that answered 4xx as none (§2.3.1.3, 'absent'). Shares are of the night's listed sites (their robots.txt row, files.via = 'root').",
+  figures: [
+    {
+      key: 'robots.agents',
+      title: 'Sites blocking each crawler, fully or partly, by name or through * (latest night)',
+      about:
+        "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly or not at all (these add up to 1), fully and partly by name or through '*', and the shares whose robots.txt was unreachable (full) or absent (none). The chart shows the 30 agents blocked fully by most sites.",
+      sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none,
+share_full_by_name, share_full_through_star, share_partial_by_name, share_partial_through_star, share_unreachable, share_absent
+FROM ai_crawler_blocking WHERE ${LATEST}
+ORDER BY share_full DESC, share_partial DESC, user_agent`,
+      chart: { kind: 'hbar', x: 'share_full', y: 'user_agent', xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+    },
+    {
+      key: 'robots.access',
+      title: 'How each crawler is answered: blocked level and way (latest night)',
+      about:
+        "View agent_access_shares: per catalogue agent, blocked level (full, partial, none) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites.",
+      sql: `SELECT s.user_agent, s.operator, s.purpose, s.blocked, s.via, s.sites, s.share
+FROM agent_access_shares s
+JOIN ai_crawler_blocking b ON b.snapshot_date = s.snapshot_date AND b.user_agent = s.user_agent
+WHERE s.${LATEST}
+ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 ELSE 2 END, s.via`,
+      chart: { kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+    },
+    {
+      key: 'robots.agents_over_time',
+      title: 'Sites blocking each crawler, fully and partly, over time',
+      about:
+        "View ai_crawler_blocking per night and catalogue agent: the sites, the shares blocking it fully and partly, and how (by name or through '*'). The chart draws the full share of the 10 agents blocked fully by most sites on the latest night; the table and the CSV have every agent, partial shares included.",
+      sql: `WITH latest AS (
+SELECT user_agent, row_number() OVER (ORDER BY share_full DESC, share_partial DESC, user_agent) AS agent_rank
+FROM ai_crawler_blocking WHERE ${LATEST}
+)
+SELECT b.snapshot_date, b.user_agent, b.operator, b.purpose, b.sites, b.share_full, b.share_partial,
+b.share_full_by_name, b.share_full_through_star, b.share_partial_by_name, b.share_partial_through_star
+FROM ai_crawler_blocking b LEFT JOIN latest l USING (user_agent)
+WHERE in_window(b.snapshot_date)
+ORDER BY l.agent_rank NULLS LAST, b.user_agent, b.snapshot_date`,
+      chart: { kind: 'line', x: 'snapshot_date', y: 'share_full', color: 'user_agent', xTitle: 'Snapshot date', yTitle: 'Listed sites blocking it fully (%)', percent: true, top: { field: 'user_agent', n: 10 } },
+      series: true,
+    },
+  ],
+};

@@ -1,0 +1,62 @@
+/** The report's section '8. sellers.json': its figures, each a query over the shipped views (sql/views.sql). */
+import type { SectionDef } from '../figure-types.js';
+import { LATEST } from './nights.js';
+
+export const sellersSection: SectionDef = {
+  key: 'sellers',
+  title: '8. sellers.json',
+  intro: 'The sellers.json files of the ad systems that the files name: who they list, and what their headers say.',
+  figures: [
+    {
+      key: 'sellers.types',
+      title: 'Sellers by type (latest night)',
+      about: 'Entries of the sellers.json files read that night, by seller_type, with the share marked confidential.',
+      sql: `SELECT coalesce(seller_type, '(none)') AS seller_type, count(*) AS sellers,
+round(count(*) / sum(count(*)) OVER (), 4) AS share,
+round(count(*) FILTER (WHERE is_confidential) / count(*), 4) AS confidential_share
+FROM sellers WHERE ${LATEST} GROUP BY 1 ORDER BY sellers DESC, seller_type`,
+      chart: { kind: 'bar', x: 'seller_type', y: 'sellers', xTitle: 'seller_type', yTitle: 'Sellers' },
+    },
+    {
+      key: 'sellers.files',
+      title: 'sellers.json files (latest night)',
+      about:
+        'Per ad system: the status of its sellers.json, the entries, the file size in bytes, and the header fields it fills (version, contact_email, identifiers such as TAG-ID or DUNS). The 25 largest.',
+      sql: `SELECT f.subject AS ad_system_domain, f.status, f.records AS sellers, f.bytes,
+h.version, h.contact_email IS NOT NULL AS has_contact_email, coalesce(len(h.identifier_names), 0) AS identifiers,
+h.ext IS NOT NULL AS has_ext
+FROM files f LEFT JOIN sellers_files h ON h.snapshot_date = f.snapshot_date AND h.ad_system_domain = f.subject
+WHERE f.${LATEST} AND f.file_kind = 'sellers.json'
+ORDER BY f.records DESC NULLS LAST, f.subject LIMIT 25`,
+      chart: { kind: 'hbar', x: 'sellers', y: 'ad_system_domain', xTitle: 'Sellers listed', yTitle: 'Ad system' },
+    },
+    {
+      key: 'sellers.reach_by_depth',
+      title: 'Publishers the ad systems reach through intermediaries (latest night)',
+      about:
+        "View seller_reach: from each ad system's sellers.json, the files reached through INTERMEDIARY/BOTH entries, by the smallest number of links (0 = the ad system's own file). Per depth: the ad systems, the sellers.json files read at that depth and their entries, and the publishers: per ad system, each domain named by a PUBLISHER or BOTH entry (a BOTH seller sells its own inventory too), counted once at the smallest depth the ad system reaches it, then summed over the ad systems. One ad system's publishers are the query of docs/guide/analysing.md ('which publishers an ad system reaches, through how many intermediaries').",
+      sql: `WITH reach AS MATERIALIZED (
+SELECT * FROM seller_reach WHERE ${LATEST}
+), publishers AS (
+SELECT depth, count(*) AS publishers FROM (
+  SELECT ad_system_domain, seller_domain, min(depth) AS depth FROM reach
+  WHERE seller_type IN ('PUBLISHER', 'BOTH') AND seller_domain IS NOT NULL
+  GROUP BY ad_system_domain, seller_domain
+) GROUP BY depth
+)
+SELECT r.depth, count(DISTINCT r.ad_system_domain) AS ad_systems, count(DISTINCT r.via_domain) AS files, count(*) AS entries,
+coalesce(any_value(p.publishers), 0) AS publishers
+FROM reach r LEFT JOIN publishers p ON p.depth = r.depth
+GROUP BY r.depth ORDER BY r.depth`,
+      chart: { kind: 'bar', x: 'depth', y: 'publishers', xTitle: 'Intermediary links from the ad system', yTitle: 'Publishers reached (per ad system, summed)' },
+    },
+    {
+      key: 'sellers.headers',
+      title: 'Header fields filled (latest night)',
+      about: 'Of the sellers.json files read whole that night: how many give each header field.',
+      sql: `SELECT count(*) AS files, count(version) AS version, count(contact_email) AS contact_email, count(contact_address) AS contact_address,
+count(*) FILTER (WHERE len(identifier_names) > 0) AS identifiers, count(ext) AS ext
+FROM sellers_files WHERE ${LATEST}`,
+    },
+  ],
+};
