@@ -26,6 +26,8 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   try {
     if (typeof roots === 'string') await db.run('SET VARIABLE adsnap_root = $1', [roots], [VARCHAR]);
     else await db.run('SET VARIABLE adsnap_roots = $1', [listValue(list)], [LIST(VARCHAR)]);
+    // The shipped data tables the views read (ad_system_companies), wherever the package is installed.
+    await db.run('SET VARIABLE adsnap_data = $1', [path.join(packageRoot(), 'data')], [VARCHAR]);
     const views = await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8');
     for (const stmt of splitSql(views)) {
       try {

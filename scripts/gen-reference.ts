@@ -171,6 +171,7 @@ async function renderViews(): Promise<string> {
     '',
     '```sql',
     "SET VARIABLE adsnap_root = 'out';          -- or several roots: SET VARIABLE adsnap_roots = ['a', 'b'];",
+    "SET VARIABLE adsnap_data = 'data';         -- adsnap's data/ folder (ad_system_companies); 'data' is the default",
     '.read sql/views.sql',
     '```',
     '',

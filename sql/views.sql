@@ -2,6 +2,7 @@
 --
 --   SET VARIABLE adsnap_root = 'out';                  -- the --out directory of `adsnap crawl`
 --   SET VARIABLE adsnap_roots = ['a', 'b'];            -- or several roots (shards, machines), read as one
+--   SET VARIABLE adsnap_data = 'data';                 -- adsnap's data/ folder (the default, from the repository's root)
 --   .read sql/views.sql                                -- (duckdb CLI; or run the statements from any client)
 --
 -- `adsnap sql ROOT… [QUERY]` does all of this for you.
@@ -16,6 +17,11 @@
 
 CREATE OR REPLACE MACRO adsnap_roots() AS
   list_transform(coalesce(CAST(getvariable('adsnap_roots') AS VARCHAR[]), [CAST(getvariable('adsnap_root') AS VARCHAR)]), r -> rtrim(r, '/'));
+
+-- The folder of adsnap's data tables (data/ad-system-companies.tsv): the variable adsnap_data, which
+-- `adsnap sql` and the report set to the installed package's data/ folder; 'data' without it (a
+-- plain DuckDB started at the repository's root).
+CREATE OR REPLACE MACRO adsnap_data_dir() AS coalesce(CAST(getvariable('adsnap_data') AS VARCHAR), 'data');
 
 -- How a sellers.json `domain` (and an OWNERDOMAIN, a subject) is compared: its host, trimmed,
 -- lower-cased, scheme, path, query, fragment, port and trailing dots dropped
@@ -42,8 +48,9 @@ CREATE OR REPLACE MACRO adsnap_text_body(s) AS s IN ('ok', 'placeholder', 'empty
 CREATE OR REPLACE MACRO adsnap_is_placeholder(ad_system, seller_id) AS ad_system = 'placeholder.example.com' AND lower(seller_id) = 'placeholder';
 -- A sellers.json read whole and valid (READABLE_SELLERS_STATUSES).
 CREATE OR REPLACE MACRO adsnap_readable_sellers(s) AS s IN ('ok');
--- A status that says what the file held that night: its whole content, or a 404 (OBSERVED_STATUSES).
-CREATE OR REPLACE MACRO adsnap_observed(s) AS s IN ('ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'not_found', 'not_sellers_json', 'invalid_json');
+-- A status that says what the file held that night: its whole content, or a 404
+-- (SELLERS_OBSERVED_STATUSES for a sellers.json, ADS_OBSERVED_STATUSES for the others).
+CREATE OR REPLACE MACRO adsnap_observed(file_kind, s) AS CASE WHEN file_kind = 'sellers.json' THEN s IN ('ok', 'not_found') ELSE s IN ('ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'not_found') END;
 -- END vocabulary
 
 CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
@@ -160,7 +167,8 @@ WHERE t.target_kind = 'domain';
 -- Each ads.txt / app-ads.txt record against the ad system's sellers.json (however that file was
 -- obtained, wherever the ad system publishes it), with the checks researchers publish: DIRECT ↔
 -- PUBLISHER/BOTH, RESELLER ↔ INTERMEDIARY/BOTH, OWNERDOMAIN ↔ sellers.domain (ads.txt 1.1 §4.7:
--- without OWNERDOMAIN the subject's own root domain is assumed), and seller ids missing from a
+-- the file's first OWNERDOMAIN decides; without one the subject's own root domain is assumed, so
+-- the subject or a domain it is a subdomain of matches), and seller ids missing from a
 -- sellers.json that was read whole and valid (`seller_checkable`: a readable sellers.json,
 -- adsnap_readable_sellers). `seller_match_all` has every record, `file_valid`
 -- saying whether its file was valid; `seller_match` only the records of valid files (what a buyer
@@ -213,9 +221,11 @@ SELECT r.snapshot_date, r.subject, r.file_kind, r.line_no, r.ad_system_domain, r
        coalesce(o.owner_domain, r.subject) AS owner_domain,
        -- Hosts of the seller's domain and of OWNERDOMAIN are computed once per entry and line (the
        -- CTEs above); a subject is already a lower-case host, the regular expressions leave it as is.
+       -- The file's OWNERDOMAIN decides when it declares one; without it the subject, or a domain
+       -- it is a subdomain of, matches (§4.7: the subject's own root domain is assumed).
        CASE WHEN NOT r.found OR r.relationship <> 'DIRECT' OR r.s_domain_host IS NULL THEN NULL
-            ELSE r.s_domain_host = CASE WHEN o.owner_domain IS NOT NULL THEN o.owner_host ELSE r.subject END
-                 OR ends_with(r.subject, '.' || r.s_domain_host)
+            WHEN o.owner_domain IS NOT NULL THEN r.s_domain_host = o.owner_host
+            ELSE r.s_domain_host = r.subject OR ends_with(r.subject, '.' || r.s_domain_host)
        END AS owner_domain_consistent,
        r.found_exact AS seller_found_exact
 FROM matched r
@@ -298,11 +308,376 @@ FROM ads_records r
 JOIN file_scopes s ON s.snapshot_date = r.snapshot_date AND s.subject = r.subject AND s.file_kind = r.file_kind AND s.declaring
 WHERE NOT coalesce(adsnap_is_placeholder(r.ad_system_domain, r.seller_account_id), false);
 
--- Until the companies view lands (ad_system_companies, built from data/ad-system-companies.tsv),
--- an empty one: every ad system is then its own company. A view of that name defined anywhere in
--- this file replaces it.
-CREATE VIEW IF NOT EXISTS ad_system_companies AS
-SELECT CAST(NULL AS VARCHAR) AS ad_system_domain, CAST(NULL AS VARCHAR) AS company, CAST(NULL AS VARCHAR) AS source WHERE false;
+
+-- Per night and ad system: the records (of valid files) naming it, how many can be checked
+-- against its sellers.json (`checkable`: the file was read whole and valid), how many name a
+-- seller found there, and where the file was asked for (that night's request, or for a copy
+-- reused without one, the latest earlier night's): `at_spec_location` is true for the spec's
+-- https://<ad system>/sellers.json, false for a location (data/sellers-locations.tsv,
+-- --sellers-location). The records checkable only thanks to a location are `checkable` where
+-- `NOT at_spec_location`.
+CREATE OR REPLACE VIEW ad_system_coverage AS
+WITH requests AS (
+  SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
+), nights AS (
+  SELECT DISTINCT snapshot_date, ad_system_domain FROM seller_match
+), asked AS (
+  SELECT n.snapshot_date, n.ad_system_domain, q.url
+  FROM nights n ASOF LEFT JOIN requests q ON q.subject = n.ad_system_domain AND q.snapshot_date <= n.snapshot_date
+)
+SELECT m.snapshot_date, m.ad_system_domain, count(*) AS records,
+       count(*) FILTER (WHERE coalesce(sf.valid, false)) AS checkable,
+       count(*) FILTER (WHERE m.seller_found) AS found,
+       any_value(sf.status) AS sellers_json_status,
+       any_value(a.url) AS sellers_json_url,
+       any_value(a.url) = 'https://' || m.ad_system_domain || '/sellers.json' AS at_spec_location
+FROM seller_match m
+LEFT JOIN files sf ON sf.snapshot_date = m.snapshot_date AND sf.subject = m.ad_system_domain AND sf.file_kind = 'sellers.json'
+LEFT JOIN asked a ON a.snapshot_date = m.snapshot_date AND a.ad_system_domain = m.ad_system_domain
+GROUP BY m.snapshot_date, m.ad_system_domain;
+
+-- The supply chain behind each ad system: every entry of the sellers.json of `via_domain`, for each
+-- ad system (a sellers.json fetched as `via = 'ad_system'`) from whose file `via_domain` is reached
+-- through `depth` INTERMEDIARY/BOTH links (each link: an entry of that type whose domain, as a host,
+-- is the next file's domain; depth 0: the ad system's own file). The smallest depth per (ad system,
+-- via domain); cycles end there. `seller_domain` is the entry's domain as a host (adsnap_host).
+-- Only files the crawl fetched have entries: `--sellers-depth` and the night's bound cut the walk.
+-- Needs DuckDB ≥ 1.3 (recursive CTE USING KEY).
+CREATE OR REPLACE VIEW seller_reach AS
+WITH RECURSIVE links AS (
+  SELECT DISTINCT snapshot_date, ad_system_domain AS from_domain, adsnap_host(domain) AS to_domain
+  FROM sellers
+  WHERE seller_type IN ('INTERMEDIARY', 'BOTH') AND adsnap_host(domain) IS NOT NULL
+), ad_systems AS (
+  SELECT DISTINCT snapshot_date, subject AS ad_system_domain FROM files WHERE file_kind = 'sellers.json' AND via = 'ad_system'
+), reach(snapshot_date, ad_system_domain, via_domain, depth) USING KEY (snapshot_date, ad_system_domain, via_domain) AS (
+  SELECT snapshot_date, ad_system_domain, ad_system_domain, 0 FROM ad_systems
+  UNION
+  -- One level per step (the working table is the last level), so the first depth a key gets is its smallest.
+  SELECT r.snapshot_date, r.ad_system_domain, l.to_domain, r.depth + 1
+  FROM reach r JOIN links l ON l.snapshot_date = r.snapshot_date AND l.from_domain = r.via_domain
+  WHERE NOT EXISTS (SELECT 1 FROM recurring.reach x
+                    WHERE x.snapshot_date = r.snapshot_date AND x.ad_system_domain = r.ad_system_domain AND x.via_domain = l.to_domain)
+)
+SELECT r.snapshot_date, r.ad_system_domain, r.depth, r.via_domain, s.seller_id, s.seller_type, adsnap_host(s.domain) AS seller_domain
+FROM reach r
+JOIN sellers s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.via_domain;
+
+-- sellers.json availability, ad systems and intermediaries apart: per night, role, status, the
+-- files and their share of the role's files. role 'ad_system': the sellers.json of an ad system a
+-- record names (files.via 'ad_system'); 'intermediary': one reached only through an
+-- INTERMEDIARY/BOTH entry of another sellers.json (its domain, asked whether or not it publishes
+-- one, so most answer 404). `readable`: the file was read (status 'ok').
+CREATE OR REPLACE VIEW sellers_json_availability AS
+SELECT snapshot_date, role, status, any_value(adsnap_readable_sellers(status)) AS readable, count(*) AS files,
+       count(*) / sum(count(*)) OVER (PARTITION BY snapshot_date, role) AS share
+FROM (SELECT snapshot_date, CASE WHEN via = 'intermediary' THEN 'intermediary' ELSE 'ad_system' END AS role, status
+      FROM files WHERE file_kind = 'sellers.json')
+GROUP BY snapshot_date, role, status;
+
+-- Companies. data/ad-system-companies.tsv maps an ad-system domain (ads.txt field 1) to the company
+-- that operates it (after acquisitions and renames), each entry with its source and date: count
+-- companies as CNIL LINC 2020 and IMC 2019 do, beside domains. A domain not in the table is its
+-- own company: adsnap_company(d) gives the table's company, else d itself. The table is read from
+-- the folder `adsnap_data` names (adsnap_data_dir()).
+-- Columns: ad_system_domain, company, source (a URL and what it says), brand (the name the domain
+-- was known by), basis ('own_domain', 'acquisition', 'rename'), source_date.
+CREATE OR REPLACE VIEW ad_system_companies AS
+SELECT lower(trim(ad_system_domain)) AS ad_system_domain, trim(company) AS company, trim(source) AS source,
+       trim(brand) AS brand, trim(basis) AS basis, trim(date) AS source_date
+FROM read_csv(adsnap_data_dir() || '/ad-system-companies.tsv', delim = '\t', header = true, comment = '#', quote = '', escape = '',
+              auto_detect = false, columns = {ad_system_domain: 'VARCHAR', company: 'VARCHAR', brand: 'VARCHAR', basis: 'VARCHAR', source: 'VARCHAR', date: 'VARCHAR'});
+
+-- adsnap_company(d): the company of ad-system domain d (case-insensitive), d itself when the table
+-- does not list it.
+CREATE OR REPLACE MACRO adsnap_company(d) AS
+  coalesce((SELECT any_value(c.company) FROM ad_system_companies c WHERE c.ad_system_domain = lower(d)), lower(d));
+
+-- Candidate aliases for review: pairs of ad-system domains that the night's own evidence suggests
+-- one company runs. `evidence` says which:
+-- - 'cert_authority_id': both domains' own certification-authority id (ads.txt field 4) is the
+--   same. A domain's own id is the one most of its files give it (at least 3 files, and more than
+--   half of the files that give it an id), so a line copied with another exchange's id does not
+--   count; `files` is the smaller domain's count.
+-- - 'sellers_json_content': both sellers.json files read on the night (status 'ok') have the same
+--   body (sha256).
+-- - 'sellers_json_url': both were read from the same URL after redirects (files.url).
+-- `detail` is the id, the sha256 or the URL. `company` / `other_company` are from
+-- ad_system_companies (NULL when not listed); `known_same_company` is true where the table already
+-- joins them, so the pairs to review are those where it is false.
+CREATE OR REPLACE VIEW ad_system_alias_candidates AS
+WITH cert_use AS (
+  SELECT snapshot_date, ad_system_domain, lower(trim(cert_authority_id)) AS cert, count(DISTINCT (subject, file_kind)) AS files
+  FROM ads_records WHERE nullif(trim(cert_authority_id), '') IS NOT NULL
+  GROUP BY ALL
+), own_cert AS (
+  SELECT snapshot_date, ad_system_domain, cert, files FROM (
+    SELECT *, sum(files) OVER (PARTITION BY snapshot_date, ad_system_domain) AS total,
+           row_number() OVER (PARTITION BY snapshot_date, ad_system_domain ORDER BY files DESC, cert) AS rank
+    FROM cert_use
+  ) WHERE rank = 1 AND files >= 3 AND files * 2 > total
+), sellers_read AS (
+  SELECT snapshot_date, subject, sha256, url FROM files WHERE file_kind = 'sellers.json' AND adsnap_readable_sellers(status)
+), pairs AS (
+  SELECT a.snapshot_date, a.ad_system_domain, b.ad_system_domain AS other_domain, 'cert_authority_id' AS evidence, a.cert AS detail,
+         least(a.files, b.files) AS files
+  FROM own_cert a JOIN own_cert b ON b.snapshot_date = a.snapshot_date AND b.cert = a.cert AND b.ad_system_domain > a.ad_system_domain
+  UNION ALL
+  SELECT a.snapshot_date, a.subject, b.subject, 'sellers_json_content', a.sha256, NULL
+  FROM sellers_read a JOIN sellers_read b ON b.snapshot_date = a.snapshot_date AND b.sha256 = a.sha256 AND b.subject > a.subject
+  UNION ALL
+  SELECT a.snapshot_date, a.subject, b.subject, 'sellers_json_url', a.url, NULL
+  FROM sellers_read a JOIN sellers_read b ON b.snapshot_date = a.snapshot_date AND b.url = a.url AND b.subject > a.subject
+)
+SELECT p.snapshot_date, p.ad_system_domain, p.other_domain, p.evidence, p.detail, p.files,
+       ca.company, cb.company AS other_company, coalesce(ca.company = cb.company, false) AS known_same_company
+FROM pairs p
+LEFT JOIN ad_system_companies ca ON ca.ad_system_domain = p.ad_system_domain
+LEFT JOIN ad_system_companies cb ON cb.ad_system_domain = p.other_domain;
+
+-- The series. A file is *observed* on a night when the site answered with the whole file or a
+-- 404. A file carried forward after a failed request, a night the site was unreachable or
+-- refused, and a file cut at the byte cap say nothing certain about what it held. A sellers.json is
+-- observed when it was read (status 'ok') or answered 404: one that could not be read as a
+-- sellers.json that night (not JSON, cut, not a sellers.json, an HTML page) is not an observation,
+-- so the next readable night is compared with the last readable one before it, and the unreadable
+-- night lists no change. Changes are between consecutive observations of the same subject: a
+-- record is 'added' when it is in the later file and not the earlier, 'removed' the other way (a file that became a 404, or an HTML
+-- page, removes all its records). Records are compared on their four fields. Two observations
+-- of the same body (same sha256 and status) hold the same records, so only the pairs whose body
+-- or status differ are compared record by record: a series of 30 nights reads the records of
+-- the files that changed, not every record of every night.
+CREATE OR REPLACE VIEW file_observations AS
+SELECT snapshot_date, subject, file_kind, status, sha256,
+       lag(snapshot_date) OVER w AS previous_date,
+       lag(status) OVER w AS previous_status,
+       lag(sha256) OVER w AS previous_sha256
+FROM files
+WHERE adsnap_observed(file_kind, status)
+  AND coalesce(obtained, 'fetched') <> 'carried_forward'
+WINDOW w AS (PARTITION BY subject, file_kind ORDER BY snapshot_date);
+
+CREATE OR REPLACE VIEW record_changes AS
+WITH obs AS (
+  SELECT snapshot_date, previous_date, subject, file_kind FROM file_observations
+  WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND previous_date IS NOT NULL
+    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status)
+), wanted AS (
+  SELECT snapshot_date AS night, subject, file_kind FROM obs UNION SELECT previous_date, subject, file_kind FROM obs
+), recs AS MATERIALIZED (
+  -- The records of both sides of every pair, read in one pass over ads_records.
+  SELECT r.snapshot_date, r.subject, r.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id
+  FROM ads_records r SEMI JOIN wanted w ON w.night = r.snapshot_date AND w.subject = r.subject AND w.file_kind = r.file_kind
+), sides AS (
+  SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id, true AS later
+  FROM obs o JOIN recs r ON r.snapshot_date = o.snapshot_date AND r.subject = o.subject AND r.file_kind = o.file_kind
+  UNION ALL
+  SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id, false
+  FROM obs o JOIN recs r ON r.snapshot_date = o.previous_date AND r.subject = o.subject AND r.file_kind = o.file_kind
+)
+-- A record found on one side of its pair only (a line written twice counts once; grouping treats
+-- NULLs as equal, so a record without a certification id matches its twin) was added or removed.
+SELECT snapshot_date, previous_date, subject, file_kind, CASE WHEN bool_and(later) THEN 'added' ELSE 'removed' END AS change,
+       ad_system_domain, seller_account_id, relationship, cert_authority_id
+FROM sides
+GROUP BY snapshot_date, previous_date, subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id
+HAVING bool_and(later) OR NOT bool_or(later);
+
+-- sellers.json entries between consecutive observations of the same ad system's file (read, or a
+-- 404; a night it could not be read is skipped, see above): 'added', 'removed', 'type_changed'
+-- (seller_type), 'name_changed' (name), 'domain_changed' (domain).
+CREATE OR REPLACE VIEW seller_changes AS
+WITH obs AS (
+  SELECT snapshot_date, subject AS ad_system_domain, previous_date FROM file_observations
+  WHERE file_kind = 'sellers.json' AND previous_date IS NOT NULL
+    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status)
+), one AS (
+  SELECT snapshot_date, ad_system_domain, seller_id, seller_type, name, domain FROM sellers
+  WHERE seller_id IS NOT NULL
+  QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, seller_id ORDER BY seller_type NULLS LAST, name NULLS LAST) = 1
+), cur AS (
+  SELECT o.snapshot_date, o.previous_date, o.ad_system_domain, n.seller_id, n.seller_type, n.name, n.domain
+  FROM obs o JOIN one n ON n.snapshot_date = o.snapshot_date AND n.ad_system_domain = o.ad_system_domain
+), prev AS (
+  SELECT o.snapshot_date, o.previous_date, o.ad_system_domain, p.seller_id, p.seller_type, p.name, p.domain
+  FROM obs o JOIN one p ON p.snapshot_date = o.previous_date AND p.ad_system_domain = o.ad_system_domain
+), pairs AS (
+  SELECT coalesce(c.snapshot_date, p.snapshot_date) AS snapshot_date, coalesce(c.previous_date, p.previous_date) AS previous_date,
+         coalesce(c.ad_system_domain, p.ad_system_domain) AS ad_system_domain, coalesce(c.seller_id, p.seller_id) AS seller_id,
+         c.seller_id IS NOT NULL AS now_there, p.seller_id IS NOT NULL AS was_there,
+         c.seller_type, p.seller_type AS previous_seller_type, c.name, p.name AS previous_name, c.domain, p.domain AS previous_domain
+  FROM cur c FULL JOIN prev p ON c.snapshot_date = p.snapshot_date AND c.ad_system_domain = p.ad_system_domain AND c.seller_id = p.seller_id
+)
+SELECT * EXCLUDE (now_there, was_there) FROM (
+  SELECT *, 'added' AS change FROM pairs WHERE now_there AND NOT was_there
+  UNION ALL BY NAME SELECT *, 'removed' AS change FROM pairs WHERE was_there AND NOT now_there
+  UNION ALL BY NAME SELECT *, 'type_changed' AS change FROM pairs WHERE now_there AND was_there AND seller_type IS DISTINCT FROM previous_seller_type
+  UNION ALL BY NAME SELECT *, 'name_changed' AS change FROM pairs WHERE now_there AND was_there AND name IS DISTINCT FROM previous_name
+  UNION ALL BY NAME SELECT *, 'domain_changed' AS change FROM pairs WHERE now_there AND was_there AND domain IS DISTINCT FROM previous_domain
+);
+
+-- First and last night each record (per subject and file) and each seller was seen, over the
+-- whole series, and on how many nights.
+CREATE OR REPLACE VIEW record_history AS
+SELECT subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id,
+       min(snapshot_date) AS first_seen, max(snapshot_date) AS last_seen, count(DISTINCT snapshot_date) AS nights
+FROM ads_records
+GROUP BY ALL;
+
+CREATE OR REPLACE VIEW seller_history AS
+SELECT ad_system_domain, seller_id,
+       min(snapshot_date) AS first_seen, max(snapshot_date) AS last_seen, count(DISTINCT snapshot_date) AS nights,
+       arg_max(seller_type, snapshot_date) AS latest_seller_type, arg_max(name, snapshot_date) AS latest_name
+FROM sellers
+GROUP BY ALL;
+
+-- AI and ad crawlers (docs/reference/ai-crawlers.md). robots_agent_access has, per host and night,
+-- a '*' row (what every catalogue agent that no group names gets) and a row per catalogue agent a
+-- group names; agents_catalogue lists the night's agents. The sites are the listed sites (their
+-- robots.txt has files.via = 'root').
+-- What the site said, not what a crawler must do: RFC 9309 §2.3.1 tells a crawler to treat a
+-- robots.txt it could not read as disallowing everything (5xx, network: 'full' via 'unreachable'
+-- in robots_agent_access, and adsnap itself crawls so) or, for a 4xx, as allowing everything
+-- ('none' via 'absent'). A site whose robots.txt content was not seen said neither, so the views
+-- below give it the level 'unknown': a bot wall ('blocked'), a 429 ('rate_limited'), a 5xx or
+-- other non-4xx error ('http_error'), a network failure ('unreachable') or a redirect chain given
+-- up ('redirect_error') (adsnap_robots_unseen). 'none' is only where the content was seen, or a
+-- 4xx (404, 401/403 without a wall, 410, …) said there is none. A copy kept from an earlier night
+-- (RFC 9309 §2.4 caching) is content seen.
+CREATE OR REPLACE MACRO adsnap_robots_unseen(status, http_status) AS
+  status IN ('blocked', 'rate_limited', 'unreachable', 'redirect_error')
+  OR (status = 'http_error' AND NOT coalesce(http_status BETWEEN 400 AND 499, false));
+
+-- agent_sites: one row per night and listed site: its robots.txt status and HTTP status, and its
+-- '*' answer (`blocked` 'unknown' where the content was not seen, `via` as robots_agent_access).
+CREATE OR REPLACE VIEW agent_sites AS
+SELECT a.snapshot_date, a.host, f.status AS robots_status, f.http_status AS robots_http_status,
+       CASE WHEN adsnap_robots_unseen(f.status, f.http_status) THEN 'unknown' ELSE a.blocked END AS blocked, a.via
+FROM robots_agent_access a
+JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host AND f.file_kind = 'robots.txt' AND f.via = 'root'
+WHERE a.user_agent = '*';
+
+-- agent_access: one row per night, site and catalogue agent (the product, read lazily: filter it).
+-- `blocked` is 'full', 'partial', 'none' or 'unknown'; `robots_status` is the robots.txt's status.
+CREATE OR REPLACE VIEW agent_access AS
+WITH cat AS (
+  SELECT snapshot_date, user_agent, any_value(operator) AS operator, any_value(purpose) AS purpose FROM agents_catalogue GROUP BY ALL
+)
+SELECT s.snapshot_date, s.host, c.user_agent, c.operator, c.purpose,
+       CASE WHEN s.blocked = 'unknown' THEN 'unknown' ELSE coalesce(o.blocked, s.blocked) END AS blocked,
+       coalesce(o.via, s.via) AS via, s.robots_status
+FROM agent_sites s
+JOIN cat c ON c.snapshot_date = s.snapshot_date
+LEFT JOIN robots_agent_access o ON o.snapshot_date = s.snapshot_date AND o.host = s.host AND o.user_agent = c.user_agent;
+
+-- agent_access_shares: per night, agent, blocked level ('unknown' included) and way, the sites and
+-- their share of the night's sites. Counted without the product: every agent starts from the '*'
+-- rows' counts, and each site that names the agent moves from its '*' answer to its own.
+CREATE OR REPLACE VIEW agent_access_shares AS
+WITH cat AS (
+  SELECT snapshot_date, user_agent, any_value(operator) AS operator, any_value(purpose) AS purpose FROM agents_catalogue GROUP BY ALL
+), own AS (
+  SELECT o.snapshot_date, o.user_agent, o.blocked, o.via, s.blocked AS star_blocked, s.via AS star_via
+  FROM robots_agent_access o JOIN agent_sites s ON s.snapshot_date = o.snapshot_date AND s.host = o.host
+  WHERE o.user_agent <> '*' AND s.blocked <> 'unknown'
+), nights AS (
+  SELECT snapshot_date, count(*) AS sites FROM agent_sites GROUP BY ALL
+), counts AS (
+  SELECT c.snapshot_date, c.user_agent, s.blocked, s.via, count(*) AS n FROM cat c JOIN agent_sites s ON s.snapshot_date = c.snapshot_date GROUP BY ALL
+  UNION ALL SELECT snapshot_date, user_agent, star_blocked, star_via, -count(*) FROM own GROUP BY ALL
+  UNION ALL SELECT snapshot_date, user_agent, blocked, via, count(*) FROM own GROUP BY ALL
+)
+SELECT k.snapshot_date, k.user_agent, c.operator, c.purpose, k.blocked, k.via,
+       sum(k.n) AS sites, sum(k.n) / any_value(t.sites) AS share
+FROM counts k
+JOIN cat c ON c.snapshot_date = k.snapshot_date AND c.user_agent = k.user_agent
+JOIN nights t ON t.snapshot_date = k.snapshot_date
+GROUP BY ALL
+HAVING sum(k.n) > 0;
+
+-- ai_crawler_blocking: one row per night and agent. share_full + share_partial + share_none +
+-- share_unknown = 1 (unknown: robots.txt content not seen, see above). by_name = the site's own
+-- group for the agent decided, through_star = the '*' groups did. share_unreachable: the sites
+-- whose robots.txt a crawler must treat as disallowing everything (5xx, network: RFC 9309
+-- §2.3.1.4; all of them 'unknown' here); share_absent: those a 4xx said have none (§2.3.1.3).
+CREATE OR REPLACE VIEW ai_crawler_blocking AS
+SELECT snapshot_date, user_agent, operator, purpose,
+       sum(sites) AS sites,
+       coalesce(sum(share) FILTER (WHERE blocked = 'full'), 0) AS share_full,
+       coalesce(sum(share) FILTER (WHERE blocked = 'partial'), 0) AS share_partial,
+       coalesce(sum(share) FILTER (WHERE blocked = 'none'), 0) AS share_none,
+       coalesce(sum(share) FILTER (WHERE blocked = 'unknown'), 0) AS share_unknown,
+       coalesce(sum(share) FILTER (WHERE blocked = 'full' AND via = 'own_group'), 0) AS share_full_by_name,
+       coalesce(sum(share) FILTER (WHERE blocked = 'full' AND via = 'global_group'), 0) AS share_full_through_star,
+       coalesce(sum(share) FILTER (WHERE blocked = 'partial' AND via = 'own_group'), 0) AS share_partial_by_name,
+       coalesce(sum(share) FILTER (WHERE blocked = 'partial' AND via = 'global_group'), 0) AS share_partial_through_star,
+       coalesce(sum(share) FILTER (WHERE via = 'unreachable'), 0) AS share_unreachable,
+       coalesce(sum(share) FILTER (WHERE blocked = 'none' AND via = 'absent'), 0) AS share_absent
+FROM agent_access_shares
+GROUP BY ALL;
+
+-- Roll-ups by purpose and by operator: per night and catalogue purpose (or operator), each listed
+-- site's answer to the group's agents together: 'full' (every agent of the group blocked fully),
+-- 'none' (none restricted at all), 'partial' (anything between: some agents blocked or some paths
+-- disallowed), 'unknown' (robots.txt content not seen). share_full + share_partial + share_none +
+-- share_unknown = 1. share_any_full: the sites blocking at least one agent of the group fully
+-- (the opt-out a study counts as "blocks an AI crawler"). `agents`: the group's catalogue agents.
+-- Counted without the product, as agent_access_shares: a site that names none of the group's
+-- agents answers them all with its '*' answer.
+CREATE OR REPLACE MACRO adsnap_agent_rollup(by_operator) AS TABLE
+WITH cat AS (
+  SELECT snapshot_date, user_agent, any_value(grp) AS grp
+  FROM (SELECT snapshot_date, user_agent, CASE WHEN by_operator THEN operator ELSE purpose END AS grp FROM agents_catalogue)
+  GROUP BY ALL
+), groups AS (
+  SELECT snapshot_date, grp, count(*) AS agents FROM cat GROUP BY ALL
+), own AS (
+  -- Per site and group naming at least one of its agents: how many are named, fully blocked, unrestricted.
+  SELECT s.snapshot_date, s.host, c.grp, s.blocked AS star_blocked, count(*) AS named,
+         count(*) FILTER (WHERE o.blocked = 'full') AS named_full, count(*) FILTER (WHERE o.blocked = 'none') AS named_none
+  FROM robots_agent_access o
+  JOIN agent_sites s ON s.snapshot_date = o.snapshot_date AND s.host = o.host
+  JOIN cat c ON c.snapshot_date = o.snapshot_date AND c.user_agent = o.user_agent
+  WHERE o.user_agent <> '*' AND s.blocked <> 'unknown'
+  GROUP BY ALL
+), moved AS (
+  SELECT o.snapshot_date, o.grp, o.star_blocked,
+         o.named_full + CASE WHEN o.star_blocked = 'full' THEN g.agents - o.named ELSE 0 END AS n_full,
+         o.named_none + CASE WHEN o.star_blocked = 'none' THEN g.agents - o.named ELSE 0 END AS n_none,
+         g.agents
+  FROM own o JOIN groups g ON g.snapshot_date = o.snapshot_date AND g.grp = o.grp
+), counts AS (
+  SELECT g.snapshot_date, g.grp, s.blocked AS level, s.blocked = 'full' AS any_full, count(*) AS n
+  FROM groups g JOIN agent_sites s ON s.snapshot_date = g.snapshot_date GROUP BY ALL
+  UNION ALL SELECT snapshot_date, grp, star_blocked, star_blocked = 'full', -count(*) FROM moved GROUP BY ALL
+  UNION ALL
+  SELECT snapshot_date, grp, CASE WHEN n_full = agents THEN 'full' WHEN n_none = agents THEN 'none' ELSE 'partial' END, n_full > 0, count(*)
+  FROM moved GROUP BY ALL
+), nights AS (
+  SELECT snapshot_date, count(*) AS sites FROM agent_sites GROUP BY ALL
+)
+SELECT k.snapshot_date, k.grp, any_value(g.agents) AS agents, any_value(t.sites) AS sites,
+       coalesce(sum(k.n) FILTER (WHERE k.level = 'full'), 0) / any_value(t.sites) AS share_full,
+       coalesce(sum(k.n) FILTER (WHERE k.level = 'partial'), 0) / any_value(t.sites) AS share_partial,
+       coalesce(sum(k.n) FILTER (WHERE k.level = 'none'), 0) / any_value(t.sites) AS share_none,
+       coalesce(sum(k.n) FILTER (WHERE k.level = 'unknown'), 0) / any_value(t.sites) AS share_unknown,
+       coalesce(sum(k.n) FILTER (WHERE k.any_full), 0) / any_value(t.sites) AS share_any_full
+FROM counts k
+JOIN groups g ON g.snapshot_date = k.snapshot_date AND g.grp = k.grp
+JOIN nights t ON t.snapshot_date = k.snapshot_date
+GROUP BY k.snapshot_date, k.grp;
+
+-- ai_crawler_blocking_by_purpose: the roll-up (above) by the catalogue's purpose.
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS
+SELECT snapshot_date, grp AS purpose, agents, sites, share_full, share_partial, share_none, share_unknown, share_any_full
+FROM adsnap_agent_rollup(false);
+
+-- ai_crawler_blocking_by_operator: the roll-up (above) by the catalogue's operator.
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS
+SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_partial, share_none, share_unknown, share_any_full
+FROM adsnap_agent_rollup(true);
+
+-- ==== Figures: ad systems, companies and the headline figures (docs/reference/figures.md) ====
 
 -- Each ad system domain's company (ad_system_companies; where it names several, the first by name).
 CREATE OR REPLACE VIEW ad_system_company AS
@@ -415,215 +790,3 @@ SELECT snapshot_date, key, value, NULL, NULL, NULL, scope, definition FROM count
 -- headline_figures: the headline figures of every night (headline_figures_at(NULL)); for one
 -- night, headline_figures_at(DATE '…') reads only that night.
 CREATE OR REPLACE VIEW headline_figures AS SELECT * FROM headline_figures_at(NULL);
-
--- Per night and ad system: the records (of valid files) naming it, how many can be checked
--- against its sellers.json (`checkable`: the file was read whole and valid), how many name a
--- seller found there, and where the file was asked for (that night's request, or for a copy
--- reused without one, the latest earlier night's): `at_spec_location` is true for the spec's
--- https://<ad system>/sellers.json, false for a location (data/sellers-locations.tsv,
--- --sellers-location). The records checkable only thanks to a location are `checkable` where
--- `NOT at_spec_location`.
-CREATE OR REPLACE VIEW ad_system_coverage AS
-WITH requests AS (
-  SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
-), nights AS (
-  SELECT DISTINCT snapshot_date, ad_system_domain FROM seller_match
-), asked AS (
-  SELECT n.snapshot_date, n.ad_system_domain, q.url
-  FROM nights n ASOF LEFT JOIN requests q ON q.subject = n.ad_system_domain AND q.snapshot_date <= n.snapshot_date
-)
-SELECT m.snapshot_date, m.ad_system_domain, count(*) AS records,
-       count(*) FILTER (WHERE coalesce(sf.valid, false)) AS checkable,
-       count(*) FILTER (WHERE m.seller_found) AS found,
-       any_value(sf.status) AS sellers_json_status,
-       any_value(a.url) AS sellers_json_url,
-       any_value(a.url) = 'https://' || m.ad_system_domain || '/sellers.json' AS at_spec_location
-FROM seller_match m
-LEFT JOIN files sf ON sf.snapshot_date = m.snapshot_date AND sf.subject = m.ad_system_domain AND sf.file_kind = 'sellers.json'
-LEFT JOIN asked a ON a.snapshot_date = m.snapshot_date AND a.ad_system_domain = m.ad_system_domain
-GROUP BY m.snapshot_date, m.ad_system_domain;
-
--- The supply chain behind each ad system: every entry of the sellers.json of `via_domain`, for each
--- ad system (a sellers.json fetched as `via = 'ad_system'`) from whose file `via_domain` is reached
--- through `depth` INTERMEDIARY/BOTH links (each link: an entry of that type whose domain, as a host,
--- is the next file's domain; depth 0: the ad system's own file). The smallest depth per (ad system,
--- via domain); cycles end there. `seller_domain` is the entry's domain as a host (adsnap_host).
--- Only files the crawl fetched have entries: `--sellers-depth` and the night's bound cut the walk.
--- Needs DuckDB ≥ 1.3 (recursive CTE USING KEY).
-CREATE OR REPLACE VIEW seller_reach AS
-WITH RECURSIVE links AS (
-  SELECT DISTINCT snapshot_date, ad_system_domain AS from_domain, adsnap_host(domain) AS to_domain
-  FROM sellers
-  WHERE seller_type IN ('INTERMEDIARY', 'BOTH') AND adsnap_host(domain) IS NOT NULL
-), ad_systems AS (
-  SELECT DISTINCT snapshot_date, subject AS ad_system_domain FROM files WHERE file_kind = 'sellers.json' AND via = 'ad_system'
-), reach(snapshot_date, ad_system_domain, via_domain, depth) USING KEY (snapshot_date, ad_system_domain, via_domain) AS (
-  SELECT snapshot_date, ad_system_domain, ad_system_domain, 0 FROM ad_systems
-  UNION
-  -- One level per step (the working table is the last level), so the first depth a key gets is its smallest.
-  SELECT r.snapshot_date, r.ad_system_domain, l.to_domain, r.depth + 1
-  FROM reach r JOIN links l ON l.snapshot_date = r.snapshot_date AND l.from_domain = r.via_domain
-  WHERE NOT EXISTS (SELECT 1 FROM recurring.reach x
-                    WHERE x.snapshot_date = r.snapshot_date AND x.ad_system_domain = r.ad_system_domain AND x.via_domain = l.to_domain)
-)
-SELECT r.snapshot_date, r.ad_system_domain, r.depth, r.via_domain, s.seller_id, s.seller_type, adsnap_host(s.domain) AS seller_domain
-FROM reach r
-JOIN sellers s ON s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.via_domain;
-
--- The series. A file is *observed* on a night when the site answered with the whole file or a
--- 404. A file carried forward after a failed request, a night the site was unreachable or
--- refused, and a file cut at the byte cap say nothing certain about what it held. Changes are
--- between consecutive observations of the same subject: a record is 'added' when it is in the
--- later file and not the earlier, 'removed' the other way (a file that became a 404, or an HTML
--- page, removes all its records). Records are compared on their four fields. Two observations
--- of the same body (same sha256 and status) hold the same records, so only the pairs whose body
--- or status differ are compared record by record: a series of 30 nights reads the records of
--- the files that changed, not every record of every night.
-CREATE OR REPLACE VIEW file_observations AS
-SELECT snapshot_date, subject, file_kind, status, sha256,
-       lag(snapshot_date) OVER w AS previous_date,
-       lag(status) OVER w AS previous_status,
-       lag(sha256) OVER w AS previous_sha256
-FROM files
-WHERE adsnap_observed(status)
-  AND coalesce(obtained, 'fetched') <> 'carried_forward'
-WINDOW w AS (PARTITION BY subject, file_kind ORDER BY snapshot_date);
-
-CREATE OR REPLACE VIEW record_changes AS
-WITH obs AS (
-  SELECT snapshot_date, previous_date, subject, file_kind FROM file_observations
-  WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND previous_date IS NOT NULL
-    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status)
-), wanted AS (
-  SELECT snapshot_date AS night, subject, file_kind FROM obs UNION SELECT previous_date, subject, file_kind FROM obs
-), recs AS MATERIALIZED (
-  -- The records of both sides of every pair, read in one pass over ads_records.
-  SELECT r.snapshot_date, r.subject, r.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id
-  FROM ads_records r SEMI JOIN wanted w ON w.night = r.snapshot_date AND w.subject = r.subject AND w.file_kind = r.file_kind
-), sides AS (
-  SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id, true AS later
-  FROM obs o JOIN recs r ON r.snapshot_date = o.snapshot_date AND r.subject = o.subject AND r.file_kind = o.file_kind
-  UNION ALL
-  SELECT o.snapshot_date, o.previous_date, o.subject, o.file_kind, r.ad_system_domain, r.seller_account_id, r.relationship, r.cert_authority_id, false
-  FROM obs o JOIN recs r ON r.snapshot_date = o.previous_date AND r.subject = o.subject AND r.file_kind = o.file_kind
-)
--- A record found on one side of its pair only (a line written twice counts once; grouping treats
--- NULLs as equal, so a record without a certification id matches its twin) was added or removed.
-SELECT snapshot_date, previous_date, subject, file_kind, CASE WHEN bool_and(later) THEN 'added' ELSE 'removed' END AS change,
-       ad_system_domain, seller_account_id, relationship, cert_authority_id
-FROM sides
-GROUP BY snapshot_date, previous_date, subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id
-HAVING bool_and(later) OR NOT bool_or(later);
-
--- sellers.json entries between consecutive observations of the same ad system's file: 'added',
--- 'removed', 'type_changed' (seller_type), 'name_changed' (name), 'domain_changed' (domain).
-CREATE OR REPLACE VIEW seller_changes AS
-WITH obs AS (
-  SELECT snapshot_date, subject AS ad_system_domain, previous_date FROM file_observations
-  WHERE file_kind = 'sellers.json' AND previous_date IS NOT NULL AND status IN ('ok', 'not_found')
-    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status)
-), one AS (
-  SELECT snapshot_date, ad_system_domain, seller_id, seller_type, name, domain FROM sellers
-  WHERE seller_id IS NOT NULL
-  QUALIFY row_number() OVER (PARTITION BY snapshot_date, ad_system_domain, seller_id ORDER BY seller_type NULLS LAST, name NULLS LAST) = 1
-), cur AS (
-  SELECT o.snapshot_date, o.previous_date, o.ad_system_domain, n.seller_id, n.seller_type, n.name, n.domain
-  FROM obs o JOIN one n ON n.snapshot_date = o.snapshot_date AND n.ad_system_domain = o.ad_system_domain
-), prev AS (
-  SELECT o.snapshot_date, o.previous_date, o.ad_system_domain, p.seller_id, p.seller_type, p.name, p.domain
-  FROM obs o JOIN one p ON p.snapshot_date = o.previous_date AND p.ad_system_domain = o.ad_system_domain
-), pairs AS (
-  SELECT coalesce(c.snapshot_date, p.snapshot_date) AS snapshot_date, coalesce(c.previous_date, p.previous_date) AS previous_date,
-         coalesce(c.ad_system_domain, p.ad_system_domain) AS ad_system_domain, coalesce(c.seller_id, p.seller_id) AS seller_id,
-         c.seller_id IS NOT NULL AS now_there, p.seller_id IS NOT NULL AS was_there,
-         c.seller_type, p.seller_type AS previous_seller_type, c.name, p.name AS previous_name, c.domain, p.domain AS previous_domain
-  FROM cur c FULL JOIN prev p ON c.snapshot_date = p.snapshot_date AND c.ad_system_domain = p.ad_system_domain AND c.seller_id = p.seller_id
-)
-SELECT * EXCLUDE (now_there, was_there) FROM (
-  SELECT *, 'added' AS change FROM pairs WHERE now_there AND NOT was_there
-  UNION ALL BY NAME SELECT *, 'removed' AS change FROM pairs WHERE was_there AND NOT now_there
-  UNION ALL BY NAME SELECT *, 'type_changed' AS change FROM pairs WHERE now_there AND was_there AND seller_type IS DISTINCT FROM previous_seller_type
-  UNION ALL BY NAME SELECT *, 'name_changed' AS change FROM pairs WHERE now_there AND was_there AND name IS DISTINCT FROM previous_name
-  UNION ALL BY NAME SELECT *, 'domain_changed' AS change FROM pairs WHERE now_there AND was_there AND domain IS DISTINCT FROM previous_domain
-);
-
--- First and last night each record (per subject and file) and each seller was seen, over the
--- whole series, and on how many nights.
-CREATE OR REPLACE VIEW record_history AS
-SELECT subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id,
-       min(snapshot_date) AS first_seen, max(snapshot_date) AS last_seen, count(DISTINCT snapshot_date) AS nights
-FROM ads_records
-GROUP BY ALL;
-
-CREATE OR REPLACE VIEW seller_history AS
-SELECT ad_system_domain, seller_id,
-       min(snapshot_date) AS first_seen, max(snapshot_date) AS last_seen, count(DISTINCT snapshot_date) AS nights,
-       arg_max(seller_type, snapshot_date) AS latest_seller_type, arg_max(name, snapshot_date) AS latest_name
-FROM sellers
-GROUP BY ALL;
-
--- AI and ad crawlers (docs/reference/ai-crawlers.md). robots_agent_access has, per host and night,
--- a '*' row (what every catalogue agent that no group names gets) and a row per catalogue agent a
--- group names; agents_catalogue lists the night's agents. The sites are the listed sites (their
--- robots.txt has files.via = 'root').
--- agent_access: one row per night, site and catalogue agent (the product, read lazily: filter it).
-CREATE OR REPLACE VIEW agent_access AS
-WITH cat AS (
-  SELECT snapshot_date, user_agent, any_value(operator) AS operator, any_value(purpose) AS purpose FROM agents_catalogue GROUP BY ALL
-), star AS (
-  SELECT a.snapshot_date, a.host, a.blocked, a.via FROM robots_agent_access a
-  SEMI JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host AND f.file_kind = 'robots.txt' AND f.via = 'root'
-  WHERE a.user_agent = '*'
-)
-SELECT s.snapshot_date, s.host, c.user_agent, c.operator, c.purpose,
-       coalesce(o.blocked, s.blocked) AS blocked, coalesce(o.via, s.via) AS via
-FROM star s
-JOIN cat c ON c.snapshot_date = s.snapshot_date
-LEFT JOIN robots_agent_access o ON o.snapshot_date = s.snapshot_date AND o.host = s.host AND o.user_agent = c.user_agent;
-
--- agent_access_shares: per night, agent, blocked level and way, the sites and their share of the
--- night's sites. Counted without the product: every agent starts from the '*' rows' counts, and
--- each site that names the agent moves from its '*' answer to its own.
-CREATE OR REPLACE VIEW agent_access_shares AS
-WITH cat AS (
-  SELECT snapshot_date, user_agent, any_value(operator) AS operator, any_value(purpose) AS purpose FROM agents_catalogue GROUP BY ALL
-), star AS (
-  SELECT a.snapshot_date, a.host, a.blocked, a.via FROM robots_agent_access a
-  SEMI JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host AND f.file_kind = 'robots.txt' AND f.via = 'root'
-  WHERE a.user_agent = '*'
-), own AS (
-  SELECT o.snapshot_date, o.user_agent, o.blocked, o.via, s.blocked AS star_blocked, s.via AS star_via
-  FROM robots_agent_access o JOIN star s ON s.snapshot_date = o.snapshot_date AND s.host = o.host
-  WHERE o.user_agent <> '*'
-), nights AS (
-  SELECT snapshot_date, count(*) AS sites FROM star GROUP BY ALL
-), counts AS (
-  SELECT c.snapshot_date, c.user_agent, s.blocked, s.via, count(*) AS n FROM cat c JOIN star s ON s.snapshot_date = c.snapshot_date GROUP BY ALL
-  UNION ALL SELECT snapshot_date, user_agent, star_blocked, star_via, -count(*) FROM own GROUP BY ALL
-  UNION ALL SELECT snapshot_date, user_agent, blocked, via, count(*) FROM own GROUP BY ALL
-)
-SELECT k.snapshot_date, k.user_agent, c.operator, c.purpose, k.blocked, k.via,
-       sum(k.n) AS sites, sum(k.n) / any_value(t.sites) AS share
-FROM counts k
-JOIN cat c ON c.snapshot_date = k.snapshot_date AND c.user_agent = k.user_agent
-JOIN nights t ON t.snapshot_date = k.snapshot_date
-GROUP BY ALL
-HAVING sum(k.n) > 0;
-
--- ai_crawler_blocking: one row per night and agent. share_full / share_partial / share_none add
--- up to 1; by_name = the site's own group for the agent decided, through_star = the '*' groups
--- did; unreachable (5xx/network: full, RFC 9309 §2.3.1.4) and absent (4xx: none, §2.3.1.3) apart.
-CREATE OR REPLACE VIEW ai_crawler_blocking AS
-SELECT snapshot_date, user_agent, operator, purpose,
-       sum(sites) AS sites,
-       coalesce(sum(share) FILTER (WHERE blocked = 'full'), 0) AS share_full,
-       coalesce(sum(share) FILTER (WHERE blocked = 'partial'), 0) AS share_partial,
-       coalesce(sum(share) FILTER (WHERE blocked = 'none'), 0) AS share_none,
-       coalesce(sum(share) FILTER (WHERE blocked = 'full' AND via = 'own_group'), 0) AS share_full_by_name,
-       coalesce(sum(share) FILTER (WHERE blocked = 'full' AND via = 'global_group'), 0) AS share_full_through_star,
-       coalesce(sum(share) FILTER (WHERE blocked = 'partial' AND via = 'own_group'), 0) AS share_partial_by_name,
-       coalesce(sum(share) FILTER (WHERE blocked = 'partial' AND via = 'global_group'), 0) AS share_partial_through_star,
-       coalesce(sum(share) FILTER (WHERE via = 'unreachable'), 0) AS share_unreachable,
-       coalesce(sum(share) FILTER (WHERE via = 'absent'), 0) AS share_absent
-FROM agent_access_shares
-GROUP BY ALL;

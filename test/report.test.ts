@@ -344,6 +344,26 @@ describe('report.json: each section against what the web served', () => {
       { user_agent: 'GPTBot', blocked: 'partial', via: 'global_group', sites: 1, share: 0.25 },
       { user_agent: 'GPTBot', blocked: 'none', via: 'absent', sites: 1, share: 0.25 },
     ]);
+    expect(gpt).toMatchObject({ share_unknown: 0 });
+    // By purpose, the four levels apart, against each site's answers to the purpose's agents.
+    const db0 = await openSnapshotDb(out);
+    try {
+      const want = await db0.rows(`
+        WITH per_site AS (
+          SELECT purpose, host, count(*) AS agents, bool_or(blocked = 'full') AS any_full,
+                 CASE WHEN bool_or(blocked = 'unknown') THEN 'unknown' WHEN bool_and(blocked = 'full') THEN 'full' WHEN bool_and(blocked = 'none') THEN 'none' ELSE 'partial' END AS level
+          FROM agent_access WHERE snapshot_date = DATE '2026-11-22' GROUP BY ALL)
+        SELECT purpose, level, count(*) / (SELECT count(DISTINCT host) FROM per_site) AS share FROM per_site GROUP BY ALL`);
+      const got = figure('robots.purposes').rows;
+      expect(got.length).toBe(4 * new Set(want.map((w) => w.purpose)).size);
+      for (const g of got) {
+        const w = want.find((x) => x.purpose === g.purpose && x.level === g.level);
+        expect(Number(g.share), `${g.purpose} ${g.level}`).toBeCloseTo(Number(w?.share ?? 0), 12);
+      }
+      expect(got.some((g) => g.level === 'partial' && Number(g.share) > 0)).toBe(true);
+    } finally {
+      db0.close();
+    }
     expect(pick('robots.agents_over_time', ['snapshot_date', 'user_agent', 'sites', 'share_full', 'share_partial']).slice(0, 3)).toEqual(
       NIGHTS.map((n) => ({ snapshot_date: n.date, user_agent: 'GPTBot', sites: 4, share_full: 0.5, share_partial: 0.25 })),
     );
@@ -426,6 +446,22 @@ describe('report.json: each section against what the web served', () => {
       { seller_type: 'PUBLISHER', sellers: 2 },
     ]);
     expect(figure('sellers.headers').rows).toEqual([{ files: 3, version: 3, contact_email: 3, contact_address: 0, identifiers: 0, ext: 0 }]);
+  });
+
+  it('8. sellers.json availability: ad systems and intermediaries apart, latest night', async () => {
+    const db = await openSnapshotDb(out);
+    try {
+      const want = await db.rows(`SELECT CASE via WHEN 'intermediary' THEN 'intermediary' ELSE 'ad_system' END AS role, status, count(*) AS files
+        FROM files WHERE file_kind = 'sellers.json' AND snapshot_date = DATE '2026-11-22' GROUP BY ALL ORDER BY 1, 3 DESC, 2`);
+      expect(pick('sellers.availability', ['role', 'status', 'files'])).toEqual(want);
+      expect(new Set(want.map((w) => w.role))).toEqual(new Set(['ad_system', 'intermediary']));
+      for (const role of ['ad_system', 'intermediary']) {
+        const shares = figure('sellers.availability').rows.filter((r) => r.role === role).reduce((a, r) => a + Number(r.share), 0);
+        expect(shares).toBeCloseTo(1, 12);
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it('9. data quality: outcomes and provenance agree with the files table', async () => {

@@ -73,14 +73,46 @@ const SITE: Record<string, Served[]> = {
     'reset',
     sellers([[70, 'PUBLISHER', 'Seventy'], [71, 'PUBLISHER', 'Seventy-one']]),
   ],
+  // What the crawl could not see is not what the site said: wall.test's robots.txt is a bot wall
+  // (Cloudflare's challenge header on a 403), err.test's answers 503; both have no ads.txt.
+  'https://wall.test/robots.txt': [{ status: 403, body: '<!doctype html><html><body>Just a moment...</body></html>\n', headers: { 'content-type': 'text/html', 'cf-mitigated': 'challenge' } }],
+  'https://err.test/robots.txt': [{ status: 503, body: 'busy\n' }],
+  'https://wall.test/ads.txt': [{ status: 404 }],
+  'https://err.test/ads.txt': [{ status: 404 }],
+  // g.test, h.test and i.test name cut.test and an alias pair. cut.test's sellers.json is served
+  // cut (not JSON) on night 2 only, and adds a seller on night 3. alias-one.test and
+  // alias-two.test: the same certification-authority id in every file, and alias-two.test's
+  // sellers.json redirects to alias-one.test's (the same body, the same URL).
+  'https://g.test/ads.txt': [txt('cut.test, c1, DIRECT\nalias-one.test, 1, DIRECT, cafe0001\nalias-two.test, 1, DIRECT, cafe0001\n')],
+  'https://h.test/ads.txt': [txt('alias-one.test, 2, DIRECT, cafe0001\nalias-two.test, 2, DIRECT, cafe0001\nadx.test, 1, DIRECT, other99\n')],
+  'https://i.test/ads.txt': [txt('alias-one.test, 3, RESELLER, cafe0001\nalias-two.test, 3, RESELLER, cafe0001\n')],
+  'https://cut.test/sellers.json': [
+    sellers([['c1', 'PUBLISHER', 'Cee One'], ['c2', 'PUBLISHER', 'Cee Two']]),
+    cut(sellers([['c1', 'PUBLISHER', 'Cee One'], ['c2', 'PUBLISHER', 'Cee Two']])),
+    sellers([['c1', 'PUBLISHER', 'Cee One'], ['c2', 'PUBLISHER', 'Cee Two'], ['c3', 'PUBLISHER', 'Cee Three']]),
+  ],
+  'https://alias-one.test/sellers.json': [sellers([[1, 'PUBLISHER', 'One'], [2, 'PUBLISHER', 'Two'], [3, 'PUBLISHER', 'Three']])],
+  'https://alias-two.test/sellers.json': [{ status: 301, headers: { location: 'https://alias-one.test/sellers.json' } }],
+  // OWNERDOMAIN against the seller's domain (k.test): k.test itself and shop.k.test (no
+  // OWNERDOMAIN: the subject, or a domain it is a subdomain of, matches) are consistent;
+  // news.k.test declares OWNERDOMAIN=elsewhere.test, which disagrees, subdomain or not.
+  'https://k.test/ads.txt': [txt('own-ssp.test, k1, DIRECT\nsubdomain=news.k.test\nsubdomain=shop.k.test\n')],
+  'https://news.k.test/ads.txt': [txt('OWNERDOMAIN=elsewhere.test\nown-ssp.test, k1, DIRECT\n')],
+  'https://shop.k.test/ads.txt': [txt('own-ssp.test, k1, DIRECT\n')],
+  'https://own-ssp.test/sellers.json': [{ status: 200, body: JSON.stringify({ version: '1.0', sellers: [{ seller_id: 'k1', seller_type: 'PUBLISHER', name: 'K', domain: 'k.test' }] }), headers: { 'content-type': 'application/json' } }],
 };
-const LISTED = ['a.test', 'b.test', 'c.test', 'd.test', 'e.test', 'f.test', 'html.test', 'placeholder.test', 'big.test', 'down.test'];
+const LISTED = ['a.test', 'b.test', 'c.test', 'd.test', 'e.test', 'f.test', 'html.test', 'placeholder.test', 'big.test', 'down.test', 'wall.test', 'err.test', 'g.test', 'h.test', 'i.test', 'k.test'];
 
 function txt(body: string): Served {
   return { status: 200, body, headers: TEXT };
 }
 function junk(n: number): string {
   return Array.from({ length: n }, (_, i) => `junk.test, j-${i}, RESELLER\n`).join('');
+}
+/** A body cut in the middle: not JSON. */
+function cut(s: Served): Served {
+  if (s === 'reset') return s;
+  return { ...s, body: s.body!.slice(0, Math.floor(s.body!.length / 2)) };
 }
 function sellers(entries: [number | string, string, string][]): Served {
   const list = entries.map(([id, type, name]) => ({ seller_id: String(id), seller_type: type, name, domain: `s${id}.test` }));
@@ -175,12 +207,47 @@ describe('files: what the content was, and how it was obtained, on every night',
   it('AI crawlers: d.test blocks every agent through * from night 2; the shares follow', async () => {
     const d = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, blocked, via FROM agent_access WHERE host = 'd.test' AND user_agent = 'GPTBot' ORDER BY n`);
     expect(d.map((r) => `${r.n} ${r.blocked} ${r.via}`)).toEqual(['11-20 partial global_group', '11-21 full global_group', '11-28 full global_group']);
-    const shares = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, sites, share_full, share_full_through_star, share_partial FROM ai_crawler_blocking WHERE user_agent = 'GPTBot' ORDER BY n`);
+    const shares = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, sites, share_full, share_full_through_star, share_partial, share_unknown FROM ai_crawler_blocking WHERE user_agent = 'GPTBot' ORDER BY n`);
+    // 16 listed sites; wall.test and err.test are unknown every night.
     expect(shares).toEqual([
-      { n: '11-20', sites: 10, share_full: 0, share_full_through_star: 0, share_partial: 0.1 },
-      { n: '11-21', sites: 10, share_full: 0.1, share_full_through_star: 0.1, share_partial: 0 },
-      { n: '11-28', sites: 10, share_full: 0.1, share_full_through_star: 0.1, share_partial: 0 },
+      { n: '11-20', sites: 16, share_full: 0, share_full_through_star: 0, share_partial: 1 / 16, share_unknown: 2 / 16 },
+      { n: '11-21', sites: 16, share_full: 1 / 16, share_full_through_star: 1 / 16, share_partial: 0, share_unknown: 2 / 16 },
+      { n: '11-28', sites: 16, share_full: 1 / 16, share_full_through_star: 1 / 16, share_partial: 0, share_unknown: 2 / 16 },
     ]);
+  });
+
+  it('AI crawlers: a walled robots.txt and a 503 are unknown, not none and not full; the crawler’s own policy is unchanged', async () => {
+    const files = await q(`SELECT subject, list(status || '/' || http_status ORDER BY snapshot_date) AS s FROM files WHERE file_kind = 'robots.txt' AND subject IN ('wall.test', 'err.test') GROUP BY 1 ORDER BY 1`);
+    expect(files).toEqual([
+      { subject: 'err.test', s: Array(3).fill('http_error/503') },
+      { subject: 'wall.test', s: Array(3).fill('blocked/403') },
+    ]);
+    // robots_agent_access keeps what RFC 9309 §2.3.1 tells a crawler: 503 disallow all, 403 allow all.
+    const rfc = await q(`SELECT host, list(DISTINCT blocked || ' ' || via) AS r FROM robots_agent_access WHERE host IN ('wall.test', 'err.test') GROUP BY 1 ORDER BY 1`);
+    expect(rfc).toEqual([
+      { host: 'err.test', r: ['full unreachable'] },
+      { host: 'wall.test', r: ['none absent'] },
+    ]);
+    // The views: unknown, for every agent on every night.
+    const seen = await q(`SELECT host, list(DISTINCT blocked) AS b, count(*) AS n FROM agent_access WHERE host IN ('wall.test', 'err.test') GROUP BY 1 ORDER BY 1`);
+    const agents = await q(`SELECT count(*) AS n FROM agents_catalogue`);
+    expect(seen).toEqual([
+      { host: 'err.test', b: ['unknown'], n: agents[0]!.n },
+      { host: 'wall.test', b: ['unknown'], n: agents[0]!.n },
+    ]);
+    // Independently: per night and agent, the four levels add up to the night's sites, and the
+    // unknown share is the listed sites whose robots.txt a wall, a 429, a 5xx or no answer hid.
+    const sums = await q(`SELECT DISTINCT round(share_full + share_partial + share_none + share_unknown, 12) AS total FROM ai_crawler_blocking`);
+    expect(sums).toEqual([{ total: 1 }]);
+    const unknown = await q(`
+      SELECT strftime(f.snapshot_date, '%m-%d') AS n, count(*) / any_value(t.sites) AS share
+      FROM files f JOIN (SELECT snapshot_date, count(*) AS sites FROM files WHERE file_kind = 'robots.txt' AND via = 'root' GROUP BY 1) t USING (snapshot_date)
+      WHERE f.file_kind = 'robots.txt' AND f.via = 'root' AND (f.status IN ('blocked', 'rate_limited', 'unreachable') OR (f.status = 'http_error' AND f.http_status >= 500))
+      GROUP BY 1 ORDER BY 1`);
+    const view = await q(`SELECT DISTINCT strftime(snapshot_date, '%m-%d') AS n, share_unknown AS share FROM ai_crawler_blocking ORDER BY 1`);
+    expect(view).toEqual(unknown);
+    const purposes = await q(`SELECT DISTINCT share_unknown FROM ai_crawler_blocking_by_purpose UNION SELECT DISTINCT share_unknown FROM ai_crawler_blocking_by_operator`);
+    expect(purposes).toEqual([{ share_unknown: 2 / 16 }]);
   });
 
   it('the placeholder ad system has no sellers.json request on any night', async () => {
@@ -191,11 +258,12 @@ describe('files: what the content was, and how it was obtained, on every night',
 describe('views on every night', () => {
   it('adoption', async () => {
     const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, count(*) AS sites, count(*) FILTER (WHERE has_robots_txt) AS robots, count(*) FILTER (WHERE ads_txt_status = 'ok') AS ok, count(*) FILTER (WHERE ads_txt_valid) AS valid FROM adoption GROUP BY 1 ORDER BY 1`);
-    // robots.txt: every site but html.test. ok: a, b (night 1), c (nights 2–3), d, e, big (nights 1–2), down.
+    // robots.txt: every site but html.test, wall.test and err.test. ok: a, b (night 1), c (nights
+    // 2–3), d, e, big (nights 1–2), down, g, h, i, k.
     expect(rows).toEqual([
-      { n: '11-20', sites: 10, robots: 9, ok: 6, valid: 7 },
-      { n: '11-21', sites: 10, robots: 9, ok: 6, valid: 7 },
-      { n: '11-28', sites: 10, robots: 9, ok: 5, valid: 6 },
+      { n: '11-20', sites: 16, robots: 13, ok: 10, valid: 11 },
+      { n: '11-21', sites: 16, robots: 13, ok: 10, valid: 11 },
+      { n: '11-28', sites: 16, robots: 13, ok: 9, valid: 10 },
     ]);
   });
 
@@ -224,9 +292,15 @@ describe('views on every night', () => {
       { subject: 'down.test', listed: true },
       { subject: 'e.test', listed: true },
       { subject: 'f.test', listed: true },
+      { subject: 'g.test', listed: true },
+      { subject: 'h.test', listed: true },
       { subject: APP, listed: true },
+      { subject: 'i.test', listed: true },
+      { subject: 'k.test', listed: true },
+      { subject: 'news.k.test', listed: false },
       { subject: 'partner.test', listed: false },
       { subject: 'placeholder.test', listed: true },
+      { subject: 'shop.k.test', listed: false },
       { subject: 'sub.d.test', listed: false },
     ]);
     const app = await q(`SELECT via_subject, via_kind, ad_system_domain, seller_account_id FROM authorized_sellers WHERE subject = '${APP}' AND snapshot_date = ${d(2)} ORDER BY via_kind`);
@@ -258,12 +332,84 @@ describe('views on every night', () => {
       { n: '11-21', a: 'adx.test', id: '4', change: 'added' },
       { n: '11-28', a: 'adx.test', id: '1', change: 'name_changed' },
       { n: '11-28', a: 'adx.test', id: '2', change: 'type_changed' },
+      // cut.test's file could not be read on night 2: no change then, and night 3 against night 1.
+      { n: '11-28', a: 'cut.test', id: 'c3', change: 'added' },
       { n: '11-28', a: 's7.test', id: '71', change: 'added' },
     ]);
   });
 
+  it('seller_changes across a night whose sellers.json was unreadable: compared with the last readable night, no phantom sellers', async () => {
+    const files = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, status, records FROM files WHERE file_kind = 'sellers.json' AND subject = 'cut.test' ORDER BY n`);
+    expect(files).toEqual([
+      { n: '11-20', status: 'ok', records: 2 },
+      { n: '11-21', status: 'invalid_json', records: 0 },
+      { n: '11-28', status: 'ok', records: 3 },
+    ]);
+    const obs = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, strftime(previous_date, '%m-%d') AS p FROM file_observations WHERE file_kind = 'sellers.json' AND subject = 'cut.test' ORDER BY n`);
+    expect(obs).toEqual([
+      { n: '11-20', p: null },
+      { n: '11-28', p: '11-20' },
+    ]);
+    const changes = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, strftime(previous_date, '%m-%d') AS p, seller_id, change FROM seller_changes WHERE ad_system_domain = 'cut.test'`);
+    expect(changes).toEqual([{ n: '11-28', p: '11-20', seller_id: 'c3', change: 'added' }]);
+    // Independently: the sellers of the readable nights, night 3 against night 1.
+    const added = await q(`
+      SELECT seller_id FROM sellers WHERE ad_system_domain = 'cut.test' AND snapshot_date = ${d(2)}
+      EXCEPT SELECT seller_id FROM sellers WHERE ad_system_domain = 'cut.test' AND snapshot_date = ${d(0)}`);
+    expect(added).toEqual([{ seller_id: 'c3' }]);
+    // The record naming cut.test is not checkable on night 2 (not missing either).
+    const m = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, seller_found, seller_missing FROM seller_match WHERE ad_system_domain = 'cut.test' ORDER BY n`);
+    expect(m).toEqual([
+      { n: '11-20', seller_found: true, seller_missing: false },
+      { n: '11-21', seller_found: false, seller_missing: false },
+      { n: '11-28', seller_found: true, seller_missing: false },
+    ]);
+  });
+
+  it('owner_domain_consistent: a declared OWNERDOMAIN decides, even on a subdomain of the seller’s domain', async () => {
+    const rows = await q(`SELECT DISTINCT subject, owner_domain, owner_domain_consistent AS ok FROM seller_match WHERE ad_system_domain = 'own-ssp.test' ORDER BY subject`);
+    expect(rows).toEqual([
+      { subject: 'k.test', owner_domain: 'k.test', ok: true },
+      { subject: 'news.k.test', owner_domain: 'elsewhere.test', ok: false },
+      { subject: 'shop.k.test', owner_domain: 'shop.k.test', ok: true },
+    ]);
+  });
+
+  it('sellers_json_availability: ad systems and intermediaries apart, on every night', async () => {
+    const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, role, status, files FROM sellers_json_availability ORDER BY n, role, status`);
+    const independent = await q(`
+      SELECT strftime(snapshot_date, '%m-%d') AS n, CASE via WHEN 'intermediary' THEN 'intermediary' ELSE 'ad_system' END AS role, status, count(*) AS files
+      FROM files WHERE file_kind = 'sellers.json' GROUP BY ALL ORDER BY n, role, status`);
+    expect(rows).toEqual(independent);
+    // Night 2: the ad systems adx, ssp, alias-one, alias-two, own-ssp read and cut.test not JSON; the
+    // intermediaries s7 (carried forward), s10 and s11 (404).
+    expect(rows.filter((r) => r.n === '11-21')).toEqual([
+      { n: '11-21', role: 'ad_system', status: 'invalid_json', files: 1 },
+      { n: '11-21', role: 'ad_system', status: 'ok', files: 5 },
+      { n: '11-21', role: 'intermediary', status: 'not_found', files: 2 },
+      { n: '11-21', role: 'intermediary', status: 'ok', files: 1 },
+    ]);
+    const shares = await q(`SELECT role, sum(share) AS total FROM sellers_json_availability GROUP BY snapshot_date, role`);
+    for (const r of shares) expect(Number(r.total)).toBeCloseTo(1, 12);
+  });
+
+  it('ad_system_alias_candidates: the pair sharing its certification-authority id, its sellers.json body and its URL', async () => {
+    const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, ad_system_domain AS a, other_domain AS b, evidence, detail, files, known_same_company FROM ad_system_alias_candidates ORDER BY n, evidence, a`);
+    const sha = await q(`SELECT DISTINCT sha256, url FROM files WHERE file_kind = 'sellers.json' AND subject = 'alias-one.test'`);
+    expect(sha).toHaveLength(1);
+    expect(rows).toEqual(
+      ['11-20', '11-21', '11-28'].flatMap((n) => [
+        { n, a: 'alias-one.test', b: 'alias-two.test', evidence: 'cert_authority_id', detail: 'cafe0001', files: 3, known_same_company: false },
+        { n, a: 'alias-one.test', b: 'alias-two.test', evidence: 'sellers_json_content', detail: sha[0]!.sha256, files: null, known_same_company: false },
+        { n, a: 'alias-one.test', b: 'alias-two.test', evidence: 'sellers_json_url', detail: 'https://alias-one.test/sellers.json', files: null, known_same_company: false },
+      ]),
+    );
+    // adx.test's own id is none (h.test's 'other99' is one file of four): no pair with it.
+    expect(await q(`SELECT count(*) AS n FROM ad_system_alias_candidates WHERE 'adx.test' IN (ad_system_domain, other_domain)`)).toEqual([{ n: 0 }]);
+  });
+
   it('sellers_files: the header of each sellers.json read, on every night', async () => {
-    const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, ad_system_domain AS a, status, version, sellers FROM sellers_files ORDER BY a, n`);
+    const rows = await q(`SELECT strftime(snapshot_date, '%m-%d') AS n, ad_system_domain AS a, status, version, sellers FROM sellers_files WHERE ad_system_domain IN ('adx.test', 's7.test', 'ssp.test') ORDER BY a, n`);
     expect(rows).toEqual([
       { n: '11-20', a: 'adx.test', status: 'ok', version: '1.0', sellers: 5 },
       { n: '11-21', a: 'adx.test', status: 'ok', version: '1.0', sellers: 5 },

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { splitSql } from '../pipelines/summary.js';
-import { ADS_TEXT_STATUSES, adsFileStatus, OBSERVED_STATUSES, READABLE_SELLERS_STATUSES, sellersFileStatus } from '../src/resolve/file-status.js';
+import { ADS_OBSERVED_STATUSES, ADS_TEXT_STATUSES, adsFileStatus, READABLE_SELLERS_STATUSES, SELLERS_OBSERVED_STATUSES, sellersFileStatus } from '../src/resolve/file-status.js';
 import { isPlaceholder } from '../src/parse/adstxt/line-tokenizer.js';
 import { vocabularySql, withVocabulary } from '../src/report/vocabulary.js';
 import { repoRoot } from './helpers/corpus.js';
@@ -55,13 +55,22 @@ describe('the vocabulary block of sql/views.sql', () => {
       }
   });
 
-  it('an observation never includes what the crawl could not see', () => {
-    for (const s of ['too_large', 'blocked', 'rate_limited', 'http_error', 'unreachable', 'unauthorized', 'redirect_error', 'disallowed_by_robots'])
-      expect(OBSERVED_STATUSES as readonly string[]).not.toContain(s);
+  it('an observation never includes what the crawl could not see, nor a sellers.json it could not read', () => {
+    for (const s of ['too_large', 'blocked', 'rate_limited', 'http_error', 'unreachable', 'unauthorized', 'redirect_error', 'disallowed_by_robots']) {
+      expect(ADS_OBSERVED_STATUSES as readonly string[]).not.toContain(s);
+      expect(SELLERS_OBSERVED_STATUSES as readonly string[]).not.toContain(s);
+    }
+    expect(SELLERS_OBSERVED_STATUSES).toEqual(['ok', 'not_found']);
+    // Every text body an ads.txt parser read whole is an observation; a cut one is not.
+    expect(ADS_TEXT_STATUSES.filter((s) => s !== 'too_large').every((s) => (ADS_OBSERVED_STATUSES as readonly string[]).includes(s))).toBe(true);
   });
 
   it('the SQL macros answer as the TypeScript lists and the parser do', async () => {
-    await withMacros(['adsnap_text_body', 'adsnap_readable_sellers', 'adsnap_is_placeholder'], async (q) => {
+    await withMacros(['adsnap_text_body', 'adsnap_readable_sellers', 'adsnap_is_placeholder', 'adsnap_observed'], async (q) => {
+      for (const [kind, s, want] of [['sellers.json', 'ok', true], ['sellers.json', 'invalid_json', false], ['sellers.json', 'not_found', true], ['ads.txt', 'html', true], ['ads.txt', 'too_large', false], ['app-ads.txt', 'invalid_content_type', true]] as const) {
+        const [r] = await q('SELECT adsnap_observed($1::VARCHAR, $2::VARCHAR) AS o', [kind, s]);
+        expect(r!.o, `${kind} ${s}`).toBe(want);
+      }
       for (const s of ['ok', 'invalid_content_type', 'too_large', 'html', 'not_found', 'blocked']) {
         const [r] = await q('SELECT adsnap_text_body($1::VARCHAR) AS t, adsnap_readable_sellers($1::VARCHAR) AS r', [s]);
         expect(r!.t, s).toBe((ADS_TEXT_STATUSES as readonly string[]).includes(s));

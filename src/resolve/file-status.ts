@@ -57,11 +57,17 @@ export const ADS_TEXT_STATUSES = ['ok', 'placeholder', 'empty', 'invalid_content
 export const READABLE_SELLERS_STATUSES = ['ok'] as const satisfies readonly FileStatus[];
 
 /**
- * The statuses that say what a file held on its night: its whole content was seen (whatever it
- * was), or a 404 said there is none. A cut file, a wall, a 429, a 5xx or a network failure say
- * nothing certain (the series views compare observations only).
+ * The statuses that say what an ads.txt / app-ads.txt held on its night: its whole content was
+ * seen (whatever it was), or a 404 said there is none. A cut file, a wall, a 429, a 5xx or a
+ * network failure say nothing certain (the series views compare observations only).
  */
-export const OBSERVED_STATUSES = ['ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'not_found', 'not_sellers_json', 'invalid_json'] as const satisfies readonly FileStatus[];
+export const ADS_OBSERVED_STATUSES = ['ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'not_found'] as const satisfies readonly FileStatus[];
+
+/**
+ * The same for a sellers.json: read whole and valid, or a 404. One that was not JSON or not a
+ * sellers.json (often a page cut or replaced for a night) says nothing of the sellers it lists.
+ */
+export const SELLERS_OBSERVED_STATUSES = [...READABLE_SELLERS_STATUSES, 'not_found'] as const satisfies readonly FileStatus[];
 
 export interface ParsedStatusInput {
   parseStatus: 'ok' | 'placeholder' | 'empty' | 'html';

@@ -34,10 +34,11 @@ ORDER BY scope DESC, records DESC, ad_system_domain`,
       key: 'consistency.sellers_location_effect',
       title: 'Records checkable at the default sellers.json location and with the locations table (latest night)',
       about:
-        "View ad_system_coverage, all ad systems: the records of valid files, and how many can be checked against their ad system's sellers.json (read whole and valid). 'default location only': the records of ad systems whose sellers.json was asked at https://AD_SYSTEM/sellers.json (the ad systems asked elsewhere count as not checkable: the default URL was not asked, and google.com answers 404 there). 'with the locations table': every checkable record, the ad systems asked at their location (data/sellers-locations.tsv, --sellers-location) included. Where a file was asked is the request's URL, not the URL finally read: a redirect from the default location is not a location.",
+        "View ad_system_coverage, all ad systems: the records of valid files, and how many can be checked against their ad system's sellers.json (read whole and valid). 'default location only': the records of ad systems whose sellers.json was asked at https://AD_SYSTEM/sellers.json (the ad systems asked elsewhere count as not checkable: the default URL was not asked, and google.com answers 404 there; so do those with no request known). 'with the locations table': every checkable record, the ad systems asked at their location (data/sellers-locations.tsv, --sellers-location) included. Where a file was asked is the request's URL, not the URL finally read: a redirect from the default location is not a location.",
       sql: `WITH t AS (
 SELECT coalesce(sum(records), 0)::BIGINT AS records,
-  coalesce(sum(checkable) FILTER (WHERE at_spec_location IS DISTINCT FROM false), 0)::BIGINT AS at_default,
+  -- Only the ad systems whose sellers.json was asked at the default URL: one never asked (no request known) is at no location.
+  coalesce(sum(checkable) FILTER (WHERE at_spec_location), 0)::BIGINT AS at_default,
   coalesce(sum(checkable), 0)::BIGINT AS with_locations,
   count(*) FILTER (WHERE NOT coalesce(at_spec_location, true)) AS ad_systems_at_a_location
 FROM report_coverage

@@ -6,14 +6,14 @@ export const robotsSection: SectionDef = {
   key: 'robots',
   title: '6. robots.txt and AI crawlers',
   intro:
-    "Per crawler of the agents catalogue the crawl recorded (table agents_catalogue; docs/reference/ai-crawlers.md), what the robots.txt of the listed sites says to it: the views agent_access_shares and ai_crawler_blocking, whose shares these are. Full: a disallow rule matches every path; partial: some path is disallowed; none: nothing is. By name: a group naming the crawler decided; through '*': no group names it and the '*' groups decided. A robots.txt that answered 5xx or could not be reached counts as full (RFC 9309 §2.3.1.4, 'unreachable'), one that answered 4xx as none (§2.3.1.3, 'absent'). Shares are of the night's listed sites (their robots.txt row, files.via = 'root').",
+    "Per crawler of the agents catalogue the crawl recorded (table agents_catalogue; docs/reference/ai-crawlers.md), what the robots.txt of the listed sites says to it: the views agent_access_shares and ai_crawler_blocking, whose shares these are. Full: a disallow rule matches every path; partial: some path is disallowed; none: nothing is. By name: a group naming the crawler decided; through '*': no group names it and the '*' groups decided. Unknown: the robots.txt content was not seen (a bot wall, a 429, a 5xx, no answer), so the site said nothing; RFC 9309 §2.3.1 tells a crawler how to behave then (a 5xx or no answer: disallow all, 'unreachable'), not what the site chose. None: nothing is disallowed, or a 4xx said there is no robots.txt (§2.3.1.3, 'absent'). Shares are of the night's listed sites (their robots.txt row, files.via = 'root'); full, partial, none and unknown add up to 1.",
   figures: [
     {
       key: 'robots.agents',
       title: 'Sites blocking each crawler, fully or partly, by name or through * (latest night)',
       about:
-        "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly or not at all (these add up to 1), fully and partly by name or through '*', and the shares whose robots.txt was unreachable (full) or absent (none). The chart shows the 30 agents blocked fully by most sites.",
-      sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none,
+        "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly, not at all, or unknown (robots.txt not seen; these four add up to 1), fully and partly by name or through '*', and the shares a crawler must treat as disallowing all (unreachable: 5xx or no answer, all unknown) or a 4xx said have none (absent). The chart shows the full opt-outs of the 30 agents blocked fully by most sites; partial restrictions are in the next figure.",
+      sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none, share_unknown,
 share_full_by_name, share_full_through_star, share_partial_by_name, share_partial_through_star, share_unreachable, share_absent
 FROM ai_crawler_blocking WHERE ${LATEST}
 ORDER BY share_full DESC, share_partial DESC, user_agent`,
@@ -23,13 +23,25 @@ ORDER BY share_full DESC, share_partial DESC, user_agent`,
       key: 'robots.access',
       title: 'How each crawler is answered: blocked level and way (latest night)',
       about:
-        "View agent_access_shares: per catalogue agent, blocked level (full, partial, none) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites.",
+        "View agent_access_shares: per catalogue agent, blocked level (full, partial, none, unknown) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites, each level apart.",
       sql: `SELECT s.user_agent, s.operator, s.purpose, s.blocked, s.via, s.sites, s.share
 FROM agent_access_shares s
 JOIN ai_crawler_blocking b ON b.snapshot_date = s.snapshot_date AND b.user_agent = s.user_agent
 WHERE s.${LATEST}
-ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 ELSE 2 END, s.via`,
+ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 WHEN 'none' THEN 2 ELSE 3 END, s.via`,
       chart: { kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+    },
+    {
+      key: 'robots.purposes',
+      title: 'Sites restricting AI and ad crawlers, by purpose: opt-outs, partial restrictions, unknown (latest night)',
+      about:
+        "View ai_crawler_blocking_by_purpose (and ai_crawler_blocking_by_operator, by operator): per catalogue purpose, each listed site's answer to the purpose's agents together. Full: every agent of the purpose blocked fully (an opt-out); partial: anything between (some agents blocked, or some paths disallowed); none: no agent restricted; unknown: robots.txt not seen. The four add up to 1; share_any_full is the sites blocking at least one agent of the purpose fully. The chart stacks the four levels.",
+      sql: `SELECT purpose, agents, sites, share_any_full, level, share FROM (
+SELECT purpose, agents, sites, share_any_full,
+  unnest(['full', 'partial', 'none', 'unknown']) AS level, unnest([share_full, share_partial, share_none, share_unknown]) AS share
+FROM ai_crawler_blocking_by_purpose WHERE ${LATEST}
+) ORDER BY share_any_full DESC, purpose, CASE level WHEN 'full' THEN 0 WHEN 'partial' THEN 1 WHEN 'none' THEN 2 ELSE 3 END`,
+      chart: { kind: 'hbar', x: 'share', y: 'purpose', color: 'level', xTitle: 'Listed sites (%)', yTitle: 'Purpose', percent: true },
     },
     {
       key: 'robots.agents_over_time',
@@ -40,7 +52,7 @@ ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked W
 SELECT user_agent, row_number() OVER (ORDER BY share_full DESC, share_partial DESC, user_agent) AS agent_rank
 FROM ai_crawler_blocking WHERE ${LATEST}
 )
-SELECT b.snapshot_date, b.user_agent, b.operator, b.purpose, b.sites, b.share_full, b.share_partial,
+SELECT b.snapshot_date, b.user_agent, b.operator, b.purpose, b.sites, b.share_full, b.share_partial, b.share_unknown,
 b.share_full_by_name, b.share_full_through_star, b.share_partial_by_name, b.share_partial_through_star
 FROM ai_crawler_blocking b LEFT JOIN latest l USING (user_agent)
 WHERE in_window(b.snapshot_date)

@@ -8,6 +8,15 @@ export const sellersSection: SectionDef = {
   intro: 'The sellers.json files of the ad systems that the files name: who they list, and what their headers say.',
   figures: [
     {
+      key: 'sellers.availability',
+      title: 'sellers.json availability: ad systems and intermediaries apart (latest night)',
+      about:
+        "View sellers_json_availability: the sellers.json files asked that night by status, for the ad systems that the files' records name and, apart, for the intermediaries reached only through an INTERMEDIARY/BOTH entry of another sellers.json (every such entry's domain is asked, so most answer 404: they are not ad systems lacking a file). Share: of the role's files.",
+      sql: `SELECT role, status, readable, files, share FROM sellers_json_availability WHERE ${LATEST}
+ORDER BY role, files DESC, status`,
+      chart: { kind: 'hbar', x: 'files', y: 'role', color: 'status', xTitle: 'sellers.json files', yTitle: 'Role' },
+    },
+    {
       key: 'sellers.types',
       title: 'Sellers by type (latest night)',
       about: 'Entries of the sellers.json files read that night, by seller_type, with the share marked confidential.',
