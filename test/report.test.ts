@@ -243,10 +243,17 @@ describe('report.json: each section against what the web served', () => {
     ]);
   });
 
-  it('4. consistency: b.test seller 77 missing from adx.test; the owner mismatches of b.test and tvdev.test', () => {
+  it('4. consistency: b.test seller 77 missing from adx.test; the owner mismatches of b.test (root) and tvdev.test (app)', () => {
     const night1 = figure('consistency.over_time').rows.find((r) => r.snapshot_date === '2026-11-20')!;
-    // seller_match compares hosts: www.a.test (tvdev.test's OWNERDOMAIN) is not a.test there.
-    expect([night1.missing, night1.owner_mismatch]).toEqual([1, 2]);
+    // Over time: the root records only (a.test and b.test); tvdev.test's mismatch is an app record.
+    expect([night1.records, night1.checkable, night1.missing, night1.owner_mismatch]).toEqual([4, 4, 1, 1]);
+    const owners = figure('consistency.by_ad_system').rows.filter((r) => Number(r.owner_mismatch) > 0);
+    // Night 3 by scope: b.test has no file any more; d.test (no OWNERDOMAIN) claims ssp.test 10 DIRECT, whose
+    // entry names ssp.test; seller_match compares hosts, so www.a.test (tvdev.test's OWNERDOMAIN) is not a.test.
+    expect(owners.map((r) => [r.scope, r.ad_system_domain, r.owner_mismatch])).toEqual([
+      ['root', 'ssp.test', 1],
+      ['app', 'adx.test', 1],
+    ]);
     const adx = figure('consistency.by_ad_system').rows.filter((r) => r.ad_system_domain === 'adx.test');
     // Night 3: a.test's adx 1 and adx 2 (root), tvdev.test's adx 1 (app), each scope apart; adx 2 is no longer in sellers.json.
     expect(adx.map((r) => [r.scope, r.records, r.checkable, r.missing, r.missing_share])).toEqual([

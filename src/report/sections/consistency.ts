@@ -62,8 +62,8 @@ ORDER BY records DESC, ad_system_domain LIMIT 25`,
     },
     {
       key: 'consistency.over_time',
-      title: 'Consistency over time',
-      about: 'All records of valid files per night: checkable, missing, relationship and owner mismatches, and the missing share of checkable records.',
+      title: 'Consistency of the root records over time',
+      about: "The root records of valid files per night (the listed sites' own ads.txt; the latest night's referral and app records are in the first figure of this section): checkable, missing, relationship and owner mismatches, and the missing share of checkable records.",
       // The nights with a night summary from it, the others from the view (night-summary.ts).
       sql: `SELECT *, round(missing / nullif(checkable, 0), 4) AS missing_share
 FROM (
@@ -72,7 +72,7 @@ SELECT snapshot_date, records, checkable, missing, relationship_mismatch, owner_
 UNION ALL
 ${consistencyNightsSql(VIEWED)}
 ) ORDER BY snapshot_date`,
-      chart: { kind: 'line', x: 'snapshot_date', y: 'missing_share', xTitle: 'Snapshot date', yTitle: 'Checkable records with a missing seller id (%)', percent: true },
+      chart: { kind: 'line', x: 'snapshot_date', y: 'missing_share', xTitle: 'Snapshot date', yTitle: 'Checkable root records with a missing seller id (%)', percent: true },
     },
   ],
 };
