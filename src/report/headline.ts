@@ -44,11 +44,17 @@ const LABELS: Record<HeadlineKey, string> = {
   seller_id_not_found_root: 'Seller ids not found in sellers.json',
 };
 
-/** The SQL of the headline figures of the night `night` (a SQL expression of type DATE), in HEADLINE_KEYS order. */
+/**
+ * The SQL of the headline figures of the night `night` (a SQL expression of type DATE), in
+ * HEADLINE_KEYS order, each with its label (the words of the summary and the page: constants of
+ * this module, not values).
+ */
 export function headlineSql(night: string): string {
   const order = `[${HEADLINE_KEYS.map((k) => `'${k}'`).join(', ')}]`;
-  return `SELECT key, value, n, denominator, ci95, scope, definition FROM headline_figures_at(${night})
-ORDER BY list_position(${order}, key), key`;
+  const labels = HEADLINE_KEYS.map((k) => `('${k}', '${LABELS[k].replace(/'/g, "''")}')`).join(', ');
+  return `SELECT h.key, l.label, h.value, h.n, h.denominator, h.ci95, h.scope, h.definition
+FROM headline_figures_at(${night}) h LEFT JOIN (VALUES ${labels}) l(key, label) USING (key)
+ORDER BY list_position(${order}, h.key), h.key`;
 }
 
 /** The headline rows (key, value, n, …) as report.json's `headline` object: every key, a share's interval as [lo, hi]. */

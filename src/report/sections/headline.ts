@@ -11,7 +11,7 @@ export const headlineSection: SectionDef = {
     {
       key: 'headline.figures',
       title: 'Headline figures (latest night)',
-      about: "View headline_figures: value (a share of the denominator, or a count), n, denominator, ci95 ([low, high], Wilson score interval at 95%), scope and definition. report.json has them under 'headline' by key.",
+      about: "View headline_figures (for one night: headline_figures_at): label (the words of the demo's summary), value (a share of the denominator, or a count), n, denominator, ci95 ([low, high], Wilson score interval at 95%), scope and definition. report.json has them under 'headline' by key.",
       sql: headlineSql("getvariable('report_to_night')"),
     },
   ],
