@@ -227,7 +227,7 @@ export const tables = {
     columns: [
       c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
       c('user_agent', 'string', "catalogue product token a group names, or '*': the answer of every catalogue agent no group names", { nullable: false, dict: true }),
-      c('blocked', 'string', "'full' (a catch-all disallow applies and no allow rule as long), 'partial' (some other disallow rule applies) or 'none' (docs/reference/ai-crawlers.md)", { nullable: false, dict: true }),
+      c('blocked', 'string', "'full' (a catch-all disallow applies and no allow rule as long), 'partial' (some other disallow rule applies) or 'none': what a crawler must do (RFC 9309 §2.3.1); the views give a robots.txt whose content was not seen the level 'unknown' (docs/reference/ai-crawlers.md)", { nullable: false, dict: true }),
       c('via', 'string', "'own_group', 'global_group' (the * groups), 'no_group', 'unreachable' (5xx/network: disallow all, RFC 9309 §2.3.1.4) or 'absent' (4xx: allow all, §2.3.1.3)", { nullable: false, dict: true }),
       c('group_line', 'int32', 'line of the first user-agent line of the groups that apply, null when none applies'),
     ],

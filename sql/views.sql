@@ -310,12 +310,14 @@ WHERE NOT coalesce(adsnap_is_placeholder(r.ad_system_domain, r.seller_account_id
 
 
 -- Per night and ad system: the records (of valid files) naming it, how many can be checked
--- against its sellers.json (`checkable`: the file was read whole and valid), how many name a
+-- against its sellers.json (`checkable`: seller_checkable, the file was read whole and valid), how many name a
 -- seller found there, and where the file was asked for (that night's request, or for a copy
 -- reused without one, the latest earlier night's): `at_spec_location` is true for the spec's
 -- https://<ad system>/sellers.json, false for a location (data/sellers-locations.tsv,
--- --sellers-location). The records checkable only thanks to a location are `checkable` where
--- `NOT at_spec_location`.
+-- --sellers-location), NULL when no request for it is known in the roots read (a copy reused
+-- since a night they do not hold): then it is at neither. The records checkable only thanks to a
+-- location are `checkable` where `NOT at_spec_location`; those checkable at the spec's location,
+-- where `at_spec_location`.
 CREATE OR REPLACE VIEW ad_system_coverage AS
 WITH requests AS (
   SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
@@ -326,7 +328,7 @@ WITH requests AS (
   FROM nights n ASOF LEFT JOIN requests q ON q.subject = n.ad_system_domain AND q.snapshot_date <= n.snapshot_date
 )
 SELECT m.snapshot_date, m.ad_system_domain, count(*) AS records,
-       count(*) FILTER (WHERE coalesce(sf.valid, false)) AS checkable,
+       count(*) FILTER (WHERE m.seller_checkable) AS checkable,
        count(*) FILTER (WHERE m.seller_found) AS found,
        any_value(sf.status) AS sellers_json_status,
        any_value(a.url) AS sellers_json_url,
@@ -554,7 +556,11 @@ CREATE OR REPLACE VIEW agent_sites AS
 SELECT a.snapshot_date, a.host, f.status AS robots_status, f.http_status AS robots_http_status,
        CASE WHEN adsnap_robots_unseen(f.status, f.http_status) THEN 'unknown' ELSE a.blocked END AS blocked, a.via
 FROM robots_agent_access a
-JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host AND f.file_kind = 'robots.txt' AND f.via = 'root'
+JOIN (
+  -- One robots.txt row per night and site (as the semi-join this replaces: a row never doubles).
+  SELECT snapshot_date, subject, status, http_status FROM files WHERE file_kind = 'robots.txt' AND via = 'root'
+  QUALIFY row_number() OVER (PARTITION BY snapshot_date, subject ORDER BY status, http_status) = 1
+) f ON f.snapshot_date = a.snapshot_date AND f.subject = a.host
 WHERE a.user_agent = '*';
 
 -- agent_access: one row per night, site and catalogue agent (the product, read lazily: filter it).
@@ -583,7 +589,8 @@ WITH cat AS (
 ), nights AS (
   SELECT snapshot_date, count(*) AS sites FROM agent_sites GROUP BY ALL
 ), counts AS (
-  SELECT c.snapshot_date, c.user_agent, s.blocked, s.via, count(*) AS n FROM cat c JOIN agent_sites s ON s.snapshot_date = c.snapshot_date GROUP BY ALL
+  SELECT c.snapshot_date, c.user_agent, s.blocked, s.via, s.n
+  FROM cat c JOIN (SELECT snapshot_date, blocked, via, count(*) AS n FROM agent_sites GROUP BY ALL) s ON s.snapshot_date = c.snapshot_date
   UNION ALL SELECT snapshot_date, user_agent, star_blocked, star_via, -count(*) FROM own GROUP BY ALL
   UNION ALL SELECT snapshot_date, user_agent, blocked, via, count(*) FROM own GROUP BY ALL
 )
@@ -618,10 +625,12 @@ GROUP BY ALL;
 
 -- Roll-ups by purpose and by operator: per night and catalogue purpose (or operator), each listed
 -- site's answer to the group's agents together: 'full' (every agent of the group blocked fully),
--- 'none' (none restricted at all), 'partial' (anything between: some agents blocked or some paths
--- disallowed), 'unknown' (robots.txt content not seen). share_full + share_partial + share_none +
--- share_unknown = 1. share_any_full: the sites blocking at least one agent of the group fully
--- (the opt-out a study counts as "blocks an AI crawler"). `agents`: the group's catalogue agents.
+-- 'some_full' (some of them blocked fully, not all), 'partial' (none blocked fully, but some path
+-- disallowed to some of them), 'none' (none restricted at all), 'unknown' (robots.txt content not
+-- seen). share_full + share_some_full + share_partial + share_none + share_unknown = 1.
+-- share_any_full = share_full + share_some_full: the sites blocking at least one agent of the
+-- group fully (the opt-out a study counts as "blocks an AI crawler"); share_partial is a
+-- restriction that is not an opt-out. `agents`: the group's catalogue agents.
 -- Counted without the product, as agent_access_shares: a site that names none of the group's
 -- agents answers them all with its '*' answer.
 CREATE OR REPLACE MACRO adsnap_agent_rollup(by_operator) AS TABLE
@@ -647,17 +656,20 @@ WITH cat AS (
          g.agents
   FROM own o JOIN groups g ON g.snapshot_date = o.snapshot_date AND g.grp = o.grp
 ), counts AS (
-  SELECT g.snapshot_date, g.grp, s.blocked AS level, s.blocked = 'full' AS any_full, count(*) AS n
-  FROM groups g JOIN agent_sites s ON s.snapshot_date = g.snapshot_date GROUP BY ALL
+  -- Every site starts at its '*' answer for every group (counted once per night, then per group).
+  SELECT g.snapshot_date, g.grp, s.blocked AS level, s.blocked = 'full' AS any_full, s.n
+  FROM groups g JOIN (SELECT snapshot_date, blocked, count(*) AS n FROM agent_sites GROUP BY ALL) s ON s.snapshot_date = g.snapshot_date
   UNION ALL SELECT snapshot_date, grp, star_blocked, star_blocked = 'full', -count(*) FROM moved GROUP BY ALL
   UNION ALL
-  SELECT snapshot_date, grp, CASE WHEN n_full = agents THEN 'full' WHEN n_none = agents THEN 'none' ELSE 'partial' END, n_full > 0, count(*)
+  SELECT snapshot_date, grp, CASE WHEN n_full = agents THEN 'full' WHEN n_full > 0 THEN 'some_full' WHEN n_none = agents THEN 'none' ELSE 'partial' END,
+         n_full > 0, count(*)
   FROM moved GROUP BY ALL
 ), nights AS (
   SELECT snapshot_date, count(*) AS sites FROM agent_sites GROUP BY ALL
 )
 SELECT k.snapshot_date, k.grp, any_value(g.agents) AS agents, any_value(t.sites) AS sites,
        coalesce(sum(k.n) FILTER (WHERE k.level = 'full'), 0) / any_value(t.sites) AS share_full,
+       coalesce(sum(k.n) FILTER (WHERE k.level = 'some_full'), 0) / any_value(t.sites) AS share_some_full,
        coalesce(sum(k.n) FILTER (WHERE k.level = 'partial'), 0) / any_value(t.sites) AS share_partial,
        coalesce(sum(k.n) FILTER (WHERE k.level = 'none'), 0) / any_value(t.sites) AS share_none,
        coalesce(sum(k.n) FILTER (WHERE k.level = 'unknown'), 0) / any_value(t.sites) AS share_unknown,
@@ -669,12 +681,12 @@ GROUP BY k.snapshot_date, k.grp;
 
 -- ai_crawler_blocking_by_purpose: the roll-up (above) by the catalogue's purpose.
 CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS
-SELECT snapshot_date, grp AS purpose, agents, sites, share_full, share_partial, share_none, share_unknown, share_any_full
+SELECT snapshot_date, grp AS purpose, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(false);
 
 -- ai_crawler_blocking_by_operator: the roll-up (above) by the catalogue's operator.
 CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS
-SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_partial, share_none, share_unknown, share_any_full
+SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(true);
 
 -- ==== Figures: ad systems, companies and the headline figures (docs/reference/figures.md) ====

@@ -181,23 +181,29 @@ describe('robots_agent_access from a crawl', () => {
     const rollup = (key: 'purpose' | 'operator') => q(`
       WITH per_site AS (
         SELECT ${key} AS grp, host, count(*) AS agents,
-               CASE WHEN bool_or(blocked = 'unknown') THEN 'unknown' WHEN bool_and(blocked = 'full') THEN 'full' WHEN bool_and(blocked = 'none') THEN 'none' ELSE 'partial' END AS level,
+               CASE WHEN bool_or(blocked = 'unknown') THEN 'unknown' WHEN bool_and(blocked = 'full') THEN 'full' WHEN bool_or(blocked = 'full') THEN 'some_full'
+                    WHEN bool_and(blocked = 'none') THEN 'none' ELSE 'partial' END AS level,
                bool_or(blocked = 'full') AS any_full
         FROM agent_access GROUP BY ALL)
       SELECT grp, any_value(agents) AS agents, count(*) AS sites,
-             count(*) FILTER (WHERE level = 'full') / count(*) AS share_full, count(*) FILTER (WHERE level = 'partial') / count(*) AS share_partial,
+             count(*) FILTER (WHERE level = 'full') / count(*) AS share_full, count(*) FILTER (WHERE level = 'some_full') / count(*) AS share_some_full,
+             count(*) FILTER (WHERE level = 'partial') / count(*) AS share_partial,
              count(*) FILTER (WHERE level = 'none') / count(*) AS share_none, count(*) FILTER (WHERE level = 'unknown') / count(*) AS share_unknown,
              count(*) FILTER (WHERE any_full) / count(*) AS share_any_full
       FROM per_site GROUP BY grp ORDER BY grp`);
-    const byPurpose = await q(`SELECT purpose AS grp, agents, sites, share_full, share_partial, share_none, share_unknown, share_any_full FROM ai_crawler_blocking_by_purpose ORDER BY grp`);
+    const byPurpose = await q(`SELECT purpose AS grp, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full FROM ai_crawler_blocking_by_purpose ORDER BY grp`);
     expect(byPurpose).toEqual(await rollup('purpose'));
-    const byOperator = await q(`SELECT operator AS grp, agents, sites, share_full, share_partial, share_none, share_unknown, share_any_full FROM ai_crawler_blocking_by_operator ORDER BY grp`);
+    const byOperator = await q(`SELECT operator AS grp, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full FROM ai_crawler_blocking_by_operator ORDER BY grp`);
     expect(byOperator).toEqual(await rollup('operator'));
     // training (GPTBot, ClaudeBot) over 11 sites: own.test blocks GPTBot only and star.test all but
-    // ClaudeBot (partial, any full); partial.test partial; none: absent, gone, html, signals.
-    expect(byPurpose.find((r) => r.grp === 'training')).toEqual({ grp: 'training', agents: 2, sites: 11, share_full: 0, share_partial: 3 / 11, share_none: 4 / 11, share_unknown: 4 / 11, share_any_full: 2 / 11 });
+    // ClaudeBot (some fully: an opt-out, not of all); partial.test a path only (partial, no
+    // opt-out); none: absent, gone, html, signals.
+    expect(byPurpose.find((r) => r.grp === 'training')).toEqual({ grp: 'training', agents: 2, sites: 11, share_full: 0, share_some_full: 2 / 11, share_partial: 1 / 11, share_none: 4 / 11, share_unknown: 4 / 11, share_any_full: 2 / 11 });
     // Common Crawl (CCBot): own.test names it (full), star.test blocks it through '*'.
-    expect(byOperator.find((r) => r.grp === 'Common Crawl')).toMatchObject({ agents: 1, share_full: 2 / 11, share_partial: 1 / 11, share_any_full: 2 / 11 });
+    expect(byOperator.find((r) => r.grp === 'Common Crawl')).toMatchObject({ agents: 1, share_full: 2 / 11, share_some_full: 0, share_partial: 1 / 11, share_any_full: 2 / 11 });
+    for (const r of [...byPurpose, ...byOperator]) {
+      expect(Number(r.share_full) + Number(r.share_some_full) + Number(r.share_partial) + Number(r.share_none) + Number(r.share_unknown)).toBeCloseTo(1, 12);
+    }
   });
 });
 

@@ -358,11 +358,12 @@ describe('report.json: each section against what the web served', () => {
       const want = await db0.rows(`
         WITH per_site AS (
           SELECT purpose, host, count(*) AS agents, bool_or(blocked = 'full') AS any_full,
-                 CASE WHEN bool_or(blocked = 'unknown') THEN 'unknown' WHEN bool_and(blocked = 'full') THEN 'full' WHEN bool_and(blocked = 'none') THEN 'none' ELSE 'partial' END AS level
+                 CASE WHEN bool_or(blocked = 'unknown') THEN 'unknown' WHEN bool_and(blocked = 'full') THEN 'full' WHEN bool_or(blocked = 'full') THEN 'some_full'
+                      WHEN bool_and(blocked = 'none') THEN 'none' ELSE 'partial' END AS level
           FROM agent_access WHERE snapshot_date = DATE '2026-11-22' GROUP BY ALL)
         SELECT purpose, level, count(*) / (SELECT count(DISTINCT host) FROM per_site) AS share FROM per_site GROUP BY ALL`);
       const got = figure('robots.purposes').rows;
-      expect(got.length).toBe(4 * new Set(want.map((w) => w.purpose)).size);
+      expect(got.length).toBe(5 * new Set(want.map((w) => w.purpose)).size);
       for (const g of got) {
         const w = want.find((x) => x.purpose === g.purpose && x.level === g.level);
         expect(Number(g.share), `${g.purpose} ${g.level}`).toBeCloseTo(Number(w?.share ?? 0), 12);

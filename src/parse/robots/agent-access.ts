@@ -7,7 +7,9 @@
  * - `full`: a disallow rule that matches every path applies (its pattern is `/` or `*` followed
  *   only by `*`s: `/`, `/*`, `*`), and no allow rule with at least as many octets applies. Under
  *   §2.2.2's longest match, every path but /robots.txt is then disallowed. An unreachable
- *   robots.txt (5xx, network error: §2.3.1.4, complete disallow) is `full` too.
+ *   robots.txt (5xx, network error: §2.3.1.4, complete disallow) is `full` too: what a crawler
+ *   must do, not what the site chose. The views (sql/views.sql, agent_sites) give a site whose
+ *   robots.txt content was not seen (5xx, no answer, a bot wall, a 429) the level `unknown`.
  * - `partial`: not `full`, and at least one disallow rule that can match a path applies (its
  *   pattern starts with `/` or `*`).
  * - `none`: no such disallow rule applies (an empty `Disallow:` restricts nothing), or

@@ -35,12 +35,13 @@ ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked W
       key: 'robots.purposes',
       title: 'Sites restricting AI and ad crawlers, by purpose: opt-outs, partial restrictions, unknown (latest night)',
       about:
-        "View ai_crawler_blocking_by_purpose (and ai_crawler_blocking_by_operator, by operator): per catalogue purpose, each listed site's answer to the purpose's agents together. Full: every agent of the purpose blocked fully (an opt-out); partial: anything between (some agents blocked, or some paths disallowed); none: no agent restricted; unknown: robots.txt not seen. The four add up to 1; share_any_full is the sites blocking at least one agent of the purpose fully. The chart stacks the four levels.",
+        "View ai_crawler_blocking_by_purpose (and ai_crawler_blocking_by_operator, by operator): per catalogue purpose, each listed site's answer to the purpose's agents together. Opt-outs: full (every agent of the purpose blocked fully) and some_full (some of them blocked fully, not all); partial: no agent blocked fully, but some path disallowed (a restriction, not an opt-out); none: no agent restricted; unknown: robots.txt not seen. The five add up to 1; share_any_full = full + some_full. The chart stacks the five levels.",
       sql: `SELECT purpose, agents, sites, share_any_full, level, share FROM (
 SELECT purpose, agents, sites, share_any_full,
-  unnest(['full', 'partial', 'none', 'unknown']) AS level, unnest([share_full, share_partial, share_none, share_unknown]) AS share
+  unnest(['full', 'some_full', 'partial', 'none', 'unknown']) AS level,
+  unnest([share_full, share_some_full, share_partial, share_none, share_unknown]) AS share
 FROM ai_crawler_blocking_by_purpose WHERE ${LATEST}
-) ORDER BY share_any_full DESC, purpose, CASE level WHEN 'full' THEN 0 WHEN 'partial' THEN 1 WHEN 'none' THEN 2 ELSE 3 END`,
+) ORDER BY share_any_full DESC, purpose, list_position(['full', 'some_full', 'partial', 'none', 'unknown'], level)`,
       chart: { kind: 'hbar', x: 'share', y: 'purpose', color: 'level', xTitle: 'Listed sites (%)', yTitle: 'Purpose', percent: true },
     },
     {
