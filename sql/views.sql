@@ -248,30 +248,36 @@ CREATE OR REPLACE MACRO adsnap_wilson95(k, n) AS
     least(1.0, (k / n + 1.920729410347062 / n + 1.959963984540054 * sqrt(k / n * (1 - k / n) / n + 0.9603647051735311 / (n * n))) / (1 + 3.841458820694124 / n))
   ] END;
 
--- Each ads.txt / app-ads.txt file per night with its scope: 'root' (the ads.txt of a listed
--- site), 'referral' (an ads.txt reached from another file, a declared subdomain or an inventory
--- partner, that is not itself listed), 'app' (an app-ads.txt of an app's developer host).
--- `declaring`: the body was text, not HTML (adsnap_text_body), with at least one record other
--- than the placeholder; `placeholder_only`: records, all of them the placeholder;
--- `content_type_violation`: served as other than text/plain (status invalid_content_type; its
--- records count, as HTTP Archive's parser counts them).
-CREATE OR REPLACE VIEW file_scopes AS
+-- Each ads.txt / app-ads.txt file per night (its files row) with its scope: 'root' (the ads.txt
+-- of a listed site), 'referral' (an ads.txt reached from another file, a declared subdomain or an
+-- inventory partner, that is not itself listed), 'app' (an app-ads.txt of an app's developer
+-- host). Reads no record: a figure that needs only the scope joins this view.
+CREATE OR REPLACE VIEW file_scope_base AS
 WITH listed AS (
   SELECT DISTINCT snapshot_date, target FROM targets WHERE target_kind = 'domain'
-), placeholders AS (
+)
+SELECT f.snapshot_date, f.subject, f.file_kind, f.via, f.status, f.obtained, coalesce(f.valid, false) AS valid,
+       coalesce(f.records, 0) AS records,
+       CASE WHEN f.file_kind = 'app-ads.txt' THEN 'app' WHEN l.target IS NOT NULL THEN 'root' ELSE 'referral' END AS scope
+FROM files f
+LEFT JOIN listed l ON l.snapshot_date = f.snapshot_date AND l.target = f.subject AND f.file_kind = 'ads.txt'
+WHERE f.file_kind IN ('ads.txt', 'app-ads.txt');
+
+-- file_scope_base with what each file declares. `declaring`: the body was text, not HTML
+-- (adsnap_text_body), with at least one record other than the placeholder; `placeholder_only`:
+-- records, all of them the placeholder; `content_type_violation`: served as other than
+-- text/plain (status invalid_content_type; its records count, as HTTP Archive's parser counts them).
+CREATE OR REPLACE VIEW file_scopes AS
+WITH placeholders AS (
   SELECT snapshot_date, subject, file_kind, count(*) AS n FROM ads_records
   WHERE adsnap_is_placeholder(ad_system_domain, seller_account_id) GROUP BY ALL
 )
-SELECT f.snapshot_date, f.subject, f.file_kind, f.via, f.status, f.obtained, coalesce(f.valid, false) AS valid,
-       CASE WHEN f.file_kind = 'app-ads.txt' THEN 'app' WHEN l.target IS NOT NULL THEN 'root' ELSE 'referral' END AS scope,
-       coalesce(f.records, 0) AS records, coalesce(p.n, 0) AS placeholder_records,
+SELECT f.*, coalesce(p.n, 0) AS placeholder_records,
        coalesce(adsnap_text_body(f.status) AND f.records > coalesce(p.n, 0), false) AS declaring,
        coalesce(adsnap_text_body(f.status) AND f.records > 0 AND f.records = coalesce(p.n, 0), false) AS placeholder_only,
        f.status = 'invalid_content_type' AS content_type_violation
-FROM files f
-LEFT JOIN listed l ON l.snapshot_date = f.snapshot_date AND l.target = f.subject AND f.file_kind = 'ads.txt'
-LEFT JOIN placeholders p ON p.snapshot_date = f.snapshot_date AND p.subject = f.subject AND p.file_kind = f.file_kind
-WHERE f.file_kind IN ('ads.txt', 'app-ads.txt');
+FROM file_scope_base f
+LEFT JOIN placeholders p ON p.snapshot_date = f.snapshot_date AND p.subject = f.subject AND p.file_kind = f.file_kind;
 
 -- One row per night and listed site (a domain of the input list), its root ads.txt read through
 -- file_scopes: the denominator of every site figure. `valid`: declaring, and the file is valid by

@@ -31,7 +31,7 @@ import { packageRoot } from '../util/package-root.js';
 export type NightFilter = (column: string) => string;
 
 /**
- * Per night, every root record of a valid file (the listed sites' own ads.txt: view file_scopes,
+ * Per night, every root record of a valid file (the listed sites' own ads.txt: view file_scope_base,
  * scope 'root'; referral and app files are scopes of their own; the placeholder left out) against the ad system's
  * sellers.json (view seller_match): checkable (seller_checkable: its sellers.json was readable),
  * missing, relationship and owner mismatches.
@@ -43,7 +43,7 @@ export function consistencyNightsSql(nights: NightFilter): string {
     count(*) FILTER (WHERE m.relationship_consistent = false) AS relationship_mismatch,
     count(*) FILTER (WHERE m.owner_domain_consistent = false) AS owner_mismatch
   FROM seller_match m
-  SEMI JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.scope = 'root'
+  SEMI JOIN file_scope_base s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.scope = 'root'
   WHERE ${nights('m.snapshot_date')} AND NOT coalesce(adsnap_is_placeholder(m.ad_system_domain, m.seller_account_id), false)
   GROUP BY ALL`;
 }

@@ -13,7 +13,7 @@ export const consistencySection: SectionDef = {
       key: 'consistency.by_ad_system',
       title: 'Records checked against sellers.json, per ad system (latest night)',
       about:
-        "Per scope (root: the listed sites' own ads.txt; referral: subdomain and partner files; app: app-ads.txt; view file_scopes) and ad system. Checkable: the ad system's sellers.json was read whole and valid (seller_checkable). Missing: its seller id is not listed. Relationship mismatch: DIRECT for a seller typed INTERMEDIARY, or RESELLER for one typed PUBLISHER. Owner mismatch: a DIRECT record whose OWNERDOMAIN (or site) differs from the seller's domain. The 25 ad systems with most records in each scope.",
+        "Per scope (root: the listed sites' own ads.txt; referral: subdomain and partner files; app: app-ads.txt; view file_scope_base) and ad system. Checkable: the ad system's sellers.json was read whole and valid (seller_checkable). Missing: its seller id is not listed. Relationship mismatch: DIRECT for a seller typed INTERMEDIARY, or RESELLER for one typed PUBLISHER. Owner mismatch: a DIRECT record whose OWNERDOMAIN (or site) differs from the seller's domain. The 25 ad systems with most records in each scope.",
       sql: `SELECT * REPLACE (round(missing / nullif(checkable, 0), 4) AS missing_share)
 FROM (
 SELECT s.scope, m.ad_system_domain, any_value(m.sellers_json_status) AS sellers_json_status, count(*) AS records,
@@ -23,7 +23,7 @@ SELECT s.scope, m.ad_system_domain, any_value(m.sellers_json_status) AS sellers_
   count(*) FILTER (WHERE m.relationship_consistent = false) AS relationship_mismatch,
   count(*) FILTER (WHERE m.owner_domain_consistent = false) AS owner_mismatch
 FROM seller_match m
-JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind
+JOIN file_scope_base s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind
 WHERE m.${LATEST} GROUP BY ALL
 )
 QUALIFY row_number() OVER (PARTITION BY scope ORDER BY records DESC, ad_system_domain) <= 25

@@ -12,13 +12,13 @@ export const variablesSection: SectionDef = {
       key: 'variables.declared',
       title: 'Files declaring each variable',
       about:
-        `Text files (view file_scopes: a 2xx body that is not HTML) declaring the variable at least once, and their share of the text files of their group. Groups are scopes: 'ads.txt (root)', the listed sites' own files; 'ads.txt (referral)', the subdomain and partner files reached from them; app-ads.txt split by the apps that use the file: 'CTV' when one of them is a CTV app, else 'not CTV'. ${CTV_ABOUT}`,
+        `Text files (view file_scope_base: a 2xx body that is not HTML, adsnap_text_body) declaring the variable at least once, and their share of the text files of their group. Groups are scopes: 'ads.txt (root)', the listed sites' own files; 'ads.txt (referral)', the subdomain and partner files reached from them; app-ads.txt split by the apps that use the file: 'CTV' when one of them is a CTV app, else 'not CTV'. ${CTV_ABOUT}`,
       sql: `WITH text_files AS (
 SELECT f.snapshot_date, f.subject, f.file_kind,
   CASE WHEN f.scope <> 'app' THEN 'ads.txt (' || f.scope || ')'
        WHEN f.subject IN (SELECT a.subject FROM apps a WHERE a.snapshot_date = f.snapshot_date AND ${ctvAppSql('a')}) THEN 'app-ads.txt (CTV)'
        ELSE 'app-ads.txt (not CTV)' END AS file_group
-FROM file_scopes f WHERE in_window(f.snapshot_date) AND adsnap_text_body(f.status)
+FROM file_scope_base f WHERE in_window(f.snapshot_date) AND adsnap_text_body(f.status)
 ), declared AS (
 SELECT DISTINCT snapshot_date, subject, file_kind, upper(name) AS name FROM ads_variables WHERE in_window(snapshot_date)
 ), names AS (SELECT unnest(['OWNERDOMAIN', 'MANAGERDOMAIN', 'SUBDOMAIN', 'INVENTORYPARTNERDOMAIN', 'CONTACT']) AS name)
