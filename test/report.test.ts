@@ -2,11 +2,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { buildReport, type ReportJson } from '../src/report/index.js';
 import { CTV_STORES, SECTIONS } from '../src/report/figures.js';
 import { OWNER_CSV, registrableOwner } from '../src/report/owners.js';
-import { cellConverter } from '../src/cli/sql-output.js';
+import { cellConverter } from '../src/sql/output.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { runCli } from './helpers/run-cli.js';
 import { createTestTls } from './helpers/tls.js';
@@ -485,6 +485,7 @@ describe('report.json: each section against what the web served', () => {
   });
 
   it('every figure is reproduced, row for row and value for value, by its SQL after the setup statements, as adsnap sql runs it', async () => {
+    // A connection of its own, as an analyst's: report.json's setup statements and a figure's SQL give its rows.
     const db = await openSnapshotDb(out);
     try {
       for (const stmt of report.setup_sql) await db.rows(stmt);
@@ -504,25 +505,67 @@ describe('report.json: each section against what the web served', () => {
     expect(pooled.code, pooled.stderr).toBe(0);
     expect(JSON.parse(pooled.stdout)).toEqual(figure('pooling.over_time').rows);
   });
+
+  it('the consistency series, read from the night summaries, agrees with independent SQL over the base tables', async () => {
+    // Not the views, not the summaries: per night, the root records (a listed site's own ads.txt, valid, the
+    // placeholder left out); those whose ad system's sellers.json was read and valid (checkable); of those, the
+    // ones whose seller id it does not list, ids compared trimmed and case-insensitively (docs/reference/figures.md).
+    expect(report.summarized_nights).toEqual(NIGHTS.map((n) => n.date));
+    const db = await openSnapshotDb(out);
+    try {
+      const want = await db.rows(`SELECT r.snapshot_date::VARCHAR AS snapshot_date, count(*) AS records,
+          count(*) FILTER (WHERE sf.valid) AS checkable,
+          count(*) FILTER (WHERE sf.valid AND NOT EXISTS (
+            SELECT 1 FROM sellers s WHERE s.snapshot_date = r.snapshot_date AND s.ad_system_domain = r.ad_system_domain
+              AND lower(trim(s.seller_id)) = lower(trim(r.seller_account_id)))) AS missing
+        FROM ads_records r
+        JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
+        JOIN targets t ON t.snapshot_date = r.snapshot_date AND t.target = r.subject AND t.target_kind = 'domain'
+        LEFT JOIN files sf ON sf.snapshot_date = r.snapshot_date AND sf.subject = r.ad_system_domain AND sf.file_kind = 'sellers.json'
+        WHERE r.file_kind = 'ads.txt' AND r.ad_system_domain <> 'placeholder.example.com'
+        GROUP BY 1 ORDER BY 1`);
+      expect(pick('consistency.over_time', ['snapshot_date', 'records', 'checkable', 'missing'])).toEqual(want);
+      // Night 1 by hand: a.test 2, b.test 2 (c.test's placeholder, dev.test's and tvdev.test's app records are not root records); b.test's seller 77 is missing.
+      expect(want[0]).toEqual({ snapshot_date: '2026-11-20', records: 4, checkable: 4, missing: 1 });
+    } finally {
+      db.close();
+    }
+  });
 });
 
 describe('the page', () => {
+  it('says the web was not the public one when the manifests name address-guard exemptions (--connect-to here)', () => {
+    expect(report.not_public_web.map((n) => n.night)).toEqual(NIGHTS.map((n) => n.date));
+    for (const n of report.not_public_web) expect(n.reasons.every((r) => r.startsWith('--connect-to '))).toBe(true);
+    const html = readFileSync(path.join(reportDir, 'index.html'), 'utf8');
+    expect(html).toMatch(/<p class="banner" role="note">Not the public web\. All 3 nights were crawled with the address guard&#39;s exemptions \(--connect-to /);
+  });
+
   it('is one file with inline SVG charts, no script and nothing fetched; each chart with a title and its table', () => {
     const html = readFileSync(path.join(reportDir, 'index.html'), 'utf8');
     expect(html).not.toMatch(/<script|<link\b|<img\b|@import|url\(/i);
     expect(html).not.toMatch(/\bsrc=/i);
     const figures = [...html.matchAll(/<figure id="([^"]+)"[\s\S]*?<\/figure>/g)];
     expect(figures.length).toBe(SECTIONS.flatMap((s) => s.figures).length);
-    let charts = 0;
+    const charted: string[] = [];
     for (const [block, key] of figures) {
       expect(block, key).toMatch(/<h3>[^<]+<\/h3>/);
       if (block.includes('<svg')) {
-        charts++;
+        charted.push(key!);
         expect(block, key).toMatch(/<svg[^>]* role="img" aria-label="[^"]+"/);
         expect(block, key).toContain('<table>');
       }
     }
-    expect(charts).toBeGreaterThanOrEqual(14);
+    // A chart for exactly the figures that define one and have rows (three nights: lines are drawn too), in page order.
+    const withChart = SECTIONS.flatMap((s) => s.figures).filter((f) => f.chart !== undefined && figure(f.key).rows.length > 0);
+    expect(charted).toEqual(withChart.map((f) => f.key));
+    expect(charted.length).toBeGreaterThanOrEqual(14);
+    // The AI-crawler chart draws the crawlers a robots.txt names (GPTBot, on a.test), by name and through '*' apart, and says what it left out.
+    const agents = figures.find(([, key]) => key === 'robots.agents')![0];
+    expect(agents).toMatch(/<text[^>]*>by name<\/text>/);
+    expect(agents).toMatch(/<text[^>]*>GPTBot<\/text>/);
+    expect(agents).not.toMatch(/<text[^>]*>CCBot<\/text>/);
+    expect(agents).toMatch(/The chart leaves out \d+ of \d+ crawlers: no site&#39;s robots\.txt names them/);
   });
 });
 
@@ -534,14 +577,27 @@ describe('what is missing is said', () => {
     const j = JSON.parse(readFileSync(r.json, 'utf8')) as ReportJson;
     expect(j.missing.join(' ')).toMatch(/One night \(2026-11-21\)/);
     const changes = j.sections.find((s) => s.key === 'changes')!.figures;
+    const needs = 'One night: this figure compares nights, and needs two or more. Crawl again on another day (adsnap crawl, same --out) and run the report again.';
     expect(changes.map((f) => [f.note, f.rows.length])).toEqual([
-      ['Needs two or more nights.', 0],
-      ['Needs two or more nights.', 0],
-      ['Needs two or more nights.', 0],
+      [needs, 0],
+      [needs, 0],
+      [needs, 0],
     ]);
+    // Their CSVs are a header line, not an empty file: the columns the figure's SQL gives.
+    expect(readFileSync(path.join(dir, 'changes.per_night.csv'), 'utf8')).toBe(
+      'snapshot_date,records_added,records_removed,sellers_added,sellers_removed,sites_gained_ads_txt,sites_lost_ads_txt\r\n',
+    );
+    for (const f of changes) expect(readFileSync(path.join(dir, `${f.key}.csv`), 'utf8'), f.key).toMatch(/^[a-z_]+(,[a-z_]+)+\r\n$/);
     const html = readFileSync(r.index, 'utf8');
     expect(html).toContain('class="missing"');
     expect(html).toContain('One night: the line over time needs two or more');
+    // Lines and stacked bars over time are a dot or one bar on one night: a note instead.
+    const overTime = j.sections.flatMap((s) => s.figures).filter((f) => ['ad_systems.relationship', 'quality.obtained'].includes(f.key));
+    expect(overTime.map((f) => [f.key, f.note, f.rows.length > 0])).toEqual([
+      ['ad_systems.relationship', 'One night: the line over time needs two or more nights (the table has the figures).', true],
+      ['quality.obtained', 'One night: the bars over time need two or more nights (the table has the figures).', true],
+    ]);
+    for (const key of ['ad_systems.relationship', 'quality.obtained']) expect(html.match(new RegExp(`<figure id="${key.replace('.', '\\.')}"[\\s\\S]*?</figure>`))![0], key).not.toContain('<svg');
   });
 
   it('a window with no night, an empty root, and a CLI error for a root that does not exist and for bad dates', async () => {
@@ -550,6 +606,12 @@ describe('what is missing is said', () => {
     expect(r.nights).toEqual([]);
     const j = JSON.parse(readFileSync(r.json, 'utf8')) as ReportJson;
     expect(j.missing).toEqual(['No night between 2027-01-01 and the last: the roots hold 2026-11-20 to 2026-11-22.']);
+    // No CSV is empty: a figure whose columns DuckDB can give has its header line, one that cannot be prepared without a night has no file.
+    for (const f of j.sections.flatMap((x) => x.figures)) {
+      const file = path.join(dir, `${f.key}.csv`);
+      if (f.columns.length > 0) expect(readFileSync(file, 'utf8'), f.key).toBe(`${f.columns.join(',')}\r\n`);
+      else expect(existsSync(file), f.key).toBe(false);
+    }
     expect(readFileSync(r.index, 'utf8')).not.toContain('<svg');
     const bad = await runCli(['report', out, '--out', dir, '--from', '2026-13-01']);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--from must be a calendar date')]);
@@ -557,7 +619,8 @@ describe('what is missing is said', () => {
     const emptyRoot = tempDir();
     const emptyOut = path.join(tempDir(), 'empty');
     const noRuns = await runCli(['report', emptyRoot, '--out', emptyOut]);
-    expect([noRuns.code, noRuns.stderr]).toEqual([0, expect.any(String)]);
+    expect([noRuns.code, noRuns.stderr]).toEqual([0, '']);
+    expect(noRuns.stdout).toMatch(/^adsnap report: no night, \d+ figures, 0 charts in /);
     const ej = JSON.parse(readFileSync(path.join(emptyOut, 'report.json'), 'utf8')) as ReportJson;
     expect([ej.window.nights, ej.missing]).toEqual([[], ['No complete night in the snapshot roots yet (no run manifest with files rows): nothing to report.']]);
     const emptyHtml = readFileSync(path.join(emptyOut, 'index.html'), 'utf8');
@@ -587,7 +650,7 @@ const browserTitle = haveChromium
   : `in headless chromium — SKIPPED: no browser at ${CHROMIUM} (install Debian's chromium, as .ci/run does, or set ADSNAP_CHROMIUM)`;
 
 describe.skipIf(!haveChromium)(browserTitle, () => {
-  it('loads offline without console errors or requests, every chart has marks, the screenshot is not blank, and a phone needs no sideways scroll', async () => {
+  it('loads offline without console errors or requests, every chart has marks, shares read as percentages, no table is cut at the right, the screenshot is not blank, and a phone needs no sideways scroll', async () => {
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -624,6 +687,59 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
         expect(c.height, c.key).toBeGreaterThan(50);
       }
 
+      // Shares read as percentages, with their n where the figure names it: never a fraction such as 0.3952.
+      const shares = await page.evaluate(() => {
+        type Cell = { textContent: string | null; closest(s: string): { id: string } };
+        const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<{ querySelectorAll(s: string): Iterable<Cell> } & Cell> } }).document;
+        const out: { key: string; column: string; text: string }[] = [];
+        for (const table of doc.querySelectorAll('figure table')) {
+          const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent ?? '');
+          for (const row of table.querySelectorAll('tbody tr') as Iterable<Cell & { querySelectorAll(s: string): Iterable<Cell> }>) {
+            [...row.querySelectorAll('td')].forEach((td, i) => {
+              const column = heads[i] ?? '';
+              if (column === 'share' || column.endsWith('_share') || column.startsWith('share_')) out.push({ key: table.closest('figure').id, column, text: td.textContent ?? '' });
+            });
+          }
+        }
+        return out;
+      });
+      expect(shares.length).toBeGreaterThan(50);
+      for (const c of shares) if (c.text !== '') expect(c.text, `${c.key} ${c.column}`).toMatch(/^(\d{1,3}\.\d%|<0\.1%|>99\.9%)( \([\d,]+ of [\d,]+\))?$/);
+      const adoption = figure('adoption.ads_txt_by_rank').rows[0]!;
+      const declaring = shares.find((c) => c.key === 'adoption.ads_txt_by_rank' && c.column === 'declaring_share')!;
+      expect(declaring.text).toBe(`${((100 * Number(adoption.declaring)) / Number(adoption.sites)).toFixed(1)}% (${adoption.declaring} of ${adoption.sites})`);
+
+      // No table is cut at the right: each table box lies within the window, and a table wider than its box scrolls
+      // inside it (and takes keyboard focus to do so). At least one table here is wider than the text column.
+      const tablesFit = async () =>
+        page.evaluate(() => {
+          type Box = { scrollWidth: number; clientWidth: number; getAttribute(n: string): string | null; getBoundingClientRect(): { left: number; right: number; width: number }; closest(s: string): { id: string } };
+          const g = globalThis as unknown as { document: { documentElement: { clientWidth: number }; querySelectorAll(s: string): Iterable<Box>; querySelector(s: string): Box }; getComputedStyle(b: Box): { overflowX: string } };
+          const view = g.document.documentElement.clientWidth;
+          const column = g.document.querySelector('main').getBoundingClientRect().width;
+          return {
+            view,
+            column,
+            boxes: [...g.document.querySelectorAll('figure .scroll')].map((b) => ({
+              key: b.closest('figure').id,
+              left: b.getBoundingClientRect().left,
+              right: b.getBoundingClientRect().right,
+              width: b.getBoundingClientRect().width,
+              overflowing: b.scrollWidth > b.clientWidth + 1,
+              overflowX: g.getComputedStyle(b).overflowX,
+              tabindex: b.getAttribute('tabindex'),
+            })),
+          };
+        });
+      const wide = await tablesFit();
+      expect(wide.boxes.length).toBeGreaterThan(20);
+      for (const b of wide.boxes) {
+        expect(b.left, b.key).toBeGreaterThanOrEqual(0);
+        expect(b.right, b.key).toBeLessThanOrEqual(wide.view);
+        if (b.overflowing) expect([b.key, b.overflowX, b.tabindex]).toEqual([b.key, 'auto', '0']);
+      }
+      expect(wide.boxes.some((b) => b.width > wide.column + 1)).toBe(true);
+
       // Not blank: the browser itself decodes the screenshot and counts the pixels that are not white.
       const shot = (await page.screenshot({ fullPage: false })).toString('base64');
       const inked = await page.evaluate(async (b64) => {
@@ -650,6 +766,11 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
         return root.scrollWidth - root.clientWidth;
       });
       expect(overflow).toBeLessThanOrEqual(1);
+      const narrow = await tablesFit();
+      for (const b of narrow.boxes) {
+        expect([b.key, b.left >= 0, b.right <= narrow.view]).toEqual([b.key, true, true]);
+        if (b.overflowing) expect([b.key, b.overflowX, b.tabindex]).toEqual([b.key, 'auto', '0']);
+      }
       await context.close();
     } finally {
       await browser.close();

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { splitSql } from '../pipelines/summary.js';
+import { splitSql } from '../src/sql/snapshot-db.js';
 import { ADS_OBSERVED_STATUSES, ADS_TEXT_STATUSES, adsFileStatus, READABLE_SELLERS_STATUSES, SELLERS_OBSERVED_STATUSES, sellersFileStatus } from '../src/resolve/file-status.js';
 import { isPlaceholder } from '../src/parse/adstxt/line-tokenizer.js';
 import { vocabularySql, withVocabulary } from '../src/report/vocabulary.js';

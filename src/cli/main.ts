@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { visible, visibleLines } from '../text/visible.js';
 import { UsageError } from './usage-error.js';
 
 // Commands are loaded lazily so that `adsnap parse` never pays for undici, DuckDB or the writer.
@@ -36,13 +37,13 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
-    const { version } = await import('../version.js');
+    const { version } = await import('../util/version.js');
     process.stdout.write(`adsnap ${version}\n`);
     return 0;
   }
   const load = commands[name];
   if (!load) {
-    process.stderr.write(`adsnap: unknown command '${name}'\n\n${await help()}`);
+    process.stderr.write(`adsnap: unknown command '${visible(name)}'\n\n${await help()}`);
     return 2;
   }
   const { command } = await load();
@@ -54,10 +55,11 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`adsnap ${name}: ${err.message}\n${command.usage}\n`);
+      process.stderr.write(`adsnap ${name}: ${visibleLines(err.message)}\n${command.usage}\n`);
       return 2;
     }
-    process.stderr.write(`adsnap ${name}: ${(err as Error)?.stack ?? String(err)}\n`);
+    // A message may quote a host or a value from the web: shown, not obeyed (text/visible.ts).
+    process.stderr.write(`adsnap ${name}: ${visibleLines((err as Error)?.stack ?? String(err))}\n`);
     return 1;
   }
 }

@@ -1,4 +1,5 @@
 import type { RunStats } from '../../pipelines/run-stats.js';
+import { visible } from '../text/visible.js';
 
 /**
  * Shows a run as it goes (docs/guide/nightly.md#seeing-the-run): on a TTY, one status line redrawn in place
@@ -45,7 +46,8 @@ export function formatLine(s: ReturnType<RunStats['snapshot']>): string {
     .join(' ');
   // Bot walls, 429s and the holds they set: shown only once there is any.
   const walls = s.walls || s.rate_limited ? ` · walls ${s.walls} · 429 ${s.rate_limited} · held ${s.backoffs.hosts} hosts/${s.backoffs.ips} ips` : '';
-  return `[${s.phase}] ${done} targets, ${s.rate_per_s}/s${eta} · ${s.requests} req · ${fmtBytes(s.bytes)} · queue ${s.queued}${walls}${errors ? ' · ' + errors : ''}`;
+  // Error classes are adsnap's codes; shown through visible() all the same, as every line a terminal draws (text/visible.ts).
+  return visible(`[${s.phase}] ${done} targets, ${s.rate_per_s}/s${eta} · ${s.requests} req · ${fmtBytes(s.bytes)} · queue ${s.queued}${walls}${errors ? ' · ' + errors : ''}`);
 }
 
 export function fmtBytes(n: number): string {

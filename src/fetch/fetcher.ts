@@ -22,12 +22,16 @@ const ACCEPT: Record<FetchKind, string> = {
   'robots.txt': 'text/plain, */*;q=0.5',
   'sellers.json': 'application/json, */*;q=0.5',
   store_page: 'text/html, */*;q=0.5',
+  'tdmrep.json': 'application/json, */*;q=0.5',
+  'llms.txt': 'text/markdown, text/plain;q=0.9, */*;q=0.5',
+  rsl: 'application/rsl+xml, application/xml, text/xml;q=0.9, */*;q=0.5',
 };
 
 /** ads.txt 1.1 §3.1 / app-ads.txt 1.0: HTTPS first, HTTP when HTTPS gave no HTTP answer. */
 // robots.txt too: RFC 9309 §2.3 scopes a robots.txt to its scheme, so a site reached over HTTP
 // after HTTPS failed is governed by its http:// robots.txt.
-const HTTP_FALLBACK: ReadonlySet<FetchKind> = new Set(['ads.txt', 'app-ads.txt', 'robots.txt']);
+// The consent files (--ai-signals) follow the site's files: a site served over HTTP only still speaks.
+const HTTP_FALLBACK: ReadonlySet<FetchKind> = new Set(['ads.txt', 'app-ads.txt', 'robots.txt', 'tdmrep.json', 'llms.txt', 'rsl']);
 
 function header(h: Record<string, string | string[] | undefined>, name: string): string | null {
   const v = h[name];
@@ -151,6 +155,8 @@ export class Fetcher {
       attempts: 0,
       started_at: startedAt,
       duration_ms: 0,
+      tdm_reservation: null,
+      tdm_policy: null,
     };
     const outcome: ChainResult<T>['outcome'] = {
       status: null, finalUrl: null, contentType: null, error: null, notModified: false, truncated: false,
@@ -202,6 +208,9 @@ export class Fetcher {
       row.content_type = header(r.res.headers, 'content-type');
       row.etag = header(r.res.headers, 'etag');
       row.last_modified = header(r.res.headers, 'last-modified');
+      // TDMRep §3.2: every response may carry the reservation; kept as served, read by site_ai_consent.
+      row.tdm_reservation = header(r.res.headers, 'tdm-reservation');
+      row.tdm_policy = header(r.res.headers, 'tdm-policy');
       outcome.cacheControl = header(r.res.headers, 'cache-control');
       outcome.expires = header(r.res.headers, 'expires');
       if (hop.wall !== null) {

@@ -20,6 +20,16 @@ export interface ChartSpec {
    * table, not a legend.
    */
   top?: { field: string; n: number };
+  /**
+   * The chart draws only the rows `keep` accepts (before `top`); with `per`, every row of a value
+   * of that field one of whose rows it accepts. The page says how many `unit` (rows, or values of
+   * `per`) it left out and `why`. The table, the CSV and report.json keep every row.
+   */
+  only?: { keep: (row: Readonly<Record<string, unknown>>) => boolean; per?: string; unit: string; why: string };
+  /** The legend's title and the words for its values (a folded column's name, a code) where the raw value would not read well. */
+  legend?: { title: string; labels?: Record<string, string> };
+  /** Fixed colours of the `color` field's values, in legend order (a value not listed gets none: list them all). */
+  colors?: Record<string, string>;
 }
 
 export interface FigureDef {
@@ -33,6 +43,11 @@ export interface FigureDef {
   series?: boolean;
   /** Rows shown in the page's table (all rows go to report.json and the CSV). */
   tableRows?: number;
+  /**
+   * Per share column, the columns of its numerator and denominator: the page shows the share as
+   * "41.0% (170 of 415)" (page.ts). A share column without an entry is shown as a percentage.
+   */
+  shareOf?: Record<string, readonly [numerator: string, denominator: string]>;
 }
 
 export interface SectionDef {

@@ -19,6 +19,7 @@
 import { adoptionSection } from './sections/adoption.js';
 import { adSystemsSection } from './sections/ad-systems.js';
 import { changesSection } from './sections/changes.js';
+import { consentSection } from './sections/consent.js';
 import { consistencySection } from './sections/consistency.js';
 import { headlineSection } from './sections/headline.js';
 import { poolingSection } from './sections/pooling.js';
@@ -45,4 +46,5 @@ export const SECTIONS: SectionDef[] = [
   changesSection,
   sellersSection,
   qualitySection,
+  consentSection,
 ];

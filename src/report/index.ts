@@ -5,16 +5,19 @@
  * rows by its stable key, with the SQL that made them) and one CSV per figure are written to the
  * output folder.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { openSnapshotDb } from '../../pipelines/summary.js';
+import { openSnapshotDb } from '../sql/snapshot-db.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
 import { SECTIONS, SITE_CHANGES_SQL, type FigureDef } from './figures.js';
+import { chartRows, leftOutNote } from './chart-rows.js';
 import { NO_NIGHT_SUMMARY, nightSummarySetupSql, summaryKey, VIEWED_NIGHTS_MACRO } from './night-summary.js';
 import { bucketLabels, setupStatements, setVariable, variableStatement, windowVariables, type ReportVariable, type ReportWindow } from './setup.js';
 import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
-import { cellConverter, csvField } from '../cli/sql-output.js';
+import { cellConverter } from '../sql/output.js';
+import { csvText } from '../text/csv.js';
+import { simulatedBanner, simulatedNights, type SimulatedNight } from './provenance.js';
 import type { Json } from '@duckdb/node-api';
 import { isDuckDbSize } from '../util/duckdb-size.js';
 import { headlineObject, type HeadlineFigure, type HeadlineKey } from './headline.js';
@@ -46,9 +49,12 @@ export interface FigureResult {
   rows: Row[];
   /** Why the figure has no chart or no rows, said on the page instead of an empty chart. */
   note: string | null;
-  csv: string;
+  /** The CSV's text; null when the figure's columns are not known (no night: nothing to run it on), and then no CSV is written. */
+  csv: string | null;
   /** The chart's SVG (index.html only; not in report.json). */
   svg: string | null;
+  /** Share columns' numerator and denominator columns (FigureDef.shareOf; index.html only). */
+  shareOf?: FigureDef['shareOf'];
 }
 
 export interface ReportResult {
@@ -76,7 +82,9 @@ export interface ReportJson {
    * 95%), a count only value; each has its scope and definition (docs/reference/figures.md).
    */
   headline: Record<HeadlineKey, HeadlineFigure>;
-  sections: { key: string; title: string; intro: string; figures: Omit<FigureResult, 'svg' | 'csv'>[] }[];
+  /** The nights crawled with address-guard exemptions (provenance.ts): not the public web; [] when none. */
+  not_public_web: SimulatedNight[];
+  sections: { key: string; title: string; intro: string; figures: Omit<FigureResult, 'svg' | 'csv' | 'shareOf'>[] }[];
 }
 
 export async function buildReport(o: ReportOptions): Promise<ReportResult> {
@@ -120,6 +128,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       sections.push({ key: s.key, title: s.title, intro: s.intro, figures });
     }
 
+    const notPublic = await simulatedNights(o.roots, nights);
     const generatedAt = (o.now ?? new Date()).toISOString();
     const json: ReportJson = {
       report_version: 1,
@@ -131,14 +140,20 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       summarized_nights: summarized,
       missing,
       headline: headlineObject(sections.flatMap((s) => s.figures).find((f) => f.key === HEADLINE_FIGURE)?.rows ?? []),
-      sections: sections.map((s) => ({ ...s, figures: s.figures.map(({ svg: _svg, csv: _csv, ...f }) => f) })),
+      not_public_web: notPublic,
+      sections: sections.map((s) => ({ ...s, figures: s.figures.map(({ svg: _svg, csv: _csv, shareOf: _shareOf, ...f }) => f) })),
     };
     const figures = sections.flatMap((s) => s.figures);
-    for (const f of figures) await writeAtomic(path.join(o.outDir, `${f.key}.csv`), f.csv);
+    for (const f of figures) {
+      const file = path.join(o.outDir, `${f.key}.csv`);
+      // No CSV without columns, and none left over from an earlier report into the same folder.
+      if (f.csv === null) await rm(file, { force: true });
+      else await writeAtomic(file, f.csv);
+    }
     const jsonPath = path.join(o.outDir, 'report.json');
     await writeAtomic(jsonPath, JSON.stringify(json, null, 2) + '\n');
     const indexPath = path.join(o.outDir, 'index.html');
-    await writeAtomic(indexPath, renderPage({ generatedAt, roots: o.roots, nights, missing, buckets: bucketLabels(buckets), sections }));
+    await writeAtomic(indexPath, renderPage({ generatedAt, roots: o.roots, nights, missing, banner: simulatedBanner(notPublic, nights.length), buckets: bucketLabels(buckets), sections }));
     return { index: indexPath, json: jsonPath, nights, figures: figures.length, charts: figures.filter((f) => f.svg !== null).length };
   } finally {
     db.close();
@@ -186,9 +201,10 @@ function memoryLimit(): string {
 }
 
 async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: FigureDef, nights: number): Promise<FigureResult> {
-  const base = { key: f.key, title: f.title, about: f.about, sql: f.sql };
-  if (nights === 0) return { ...base, columns: [], rows: [], note: 'No night to report.', csv: '', svg: null };
-  if (f.series && nights < 2) return { ...base, columns: [], rows: [], note: 'Needs two or more nights.', csv: '', svg: null };
+  const base = { key: f.key, title: f.title, about: f.about, sql: f.sql, shareOf: f.shareOf };
+  // A figure with no rows still gets its columns: every CSV has its header line.
+  if (nights === 0) return empty(base, await columnsOf(db, f.sql), 'No night to report.');
+  if (f.series && nights < 2) return empty(base, await columnsOf(db, f.sql), 'One night: this figure compares nights, and needs two or more. Crawl again on another day (adsnap crawl, same --out) and run the report again.');
   let reader;
   const t0 = performance.now();
   try {
@@ -202,29 +218,39 @@ async function runFigure(db: Awaited<ReturnType<typeof openSnapshotDb>>, f: Figu
   let note: string | null = rows.length === 0 ? 'No rows: nothing of this kind in the window.' : null;
   let svg: string | null = null;
   if (f.chart && rows.length > 0) {
-    // A line over one night is a dot: say so and show the table.
-    if (f.chart.kind === 'line' && nights < 2) note = 'One night: the line over time needs two or more (the table has the figures).';
-    else svg = await renderSvg(vegaLiteSpec(f.chart, f.title, chartRows(f.chart.top, rows)));
+    const drawn = chartRows(f.chart, rows);
+    // A chart over time (snapshot dates on x) of one night is a dot or a single bar: say so and show the table.
+    if (f.chart.x === 'snapshot_date' && nights < 2) note = `One night: the ${f.chart.kind === 'line' ? 'line' : 'bars'} over time need${f.chart.kind === 'line' ? 's' : ''} two or more nights (the table has the figures).`;
+    else if (drawn.length === 0) note = `Nothing to chart: ${f.chart.only?.why ?? 'no row to draw'}.`;
+    else {
+      svg = await renderSvg(vegaLiteSpec(f.chart, f.title, drawn));
+      note = leftOutNote(f.chart, rows);
+    }
   }
   return { ...base, columns, rows, note, csv: toCsv(columns, rows), svg };
 }
 
-/** The rows a chart draws: those whose `top.field` is one of the first `top.n` values of it in row order. */
-function chartRows(top: { field: string; n: number } | undefined, rows: Row[]): Row[] {
-  if (!top) return rows;
-  const kept = new Set<string>();
-  for (const r of rows) {
-    const v = JSON.stringify(r[top.field] ?? null);
-    if (!kept.has(v) && kept.size < top.n) kept.add(v);
-  }
-  return rows.filter((r) => kept.has(JSON.stringify(r[top.field] ?? null)));
+/**
+ * A figure's CSV: RFC 4180 with a header line, and spreadsheet-safe (text/csv.ts): a text cell a
+ * spreadsheet would run as a formula (sellers.json names, seller ids, domains as written: text
+ * from the web) gets a leading ' and is quoted. report.json keeps the exact values.
+ */
+function toCsv(columns: string[], rows: Row[]): string {
+  return csvText(columns, rows.map((r) => columns.map((c) => r[c] ?? null)), { spreadsheetSafe: true });
 }
 
-/** RFC 4180 CSV with a header line. */
-function toCsv(columns: string[], rows: Row[]): string {
-  const lines = [columns.map((c) => csvField(c)).join(',')];
-  for (const r of rows) lines.push(columns.map((c) => csvField(r[c] ?? null)).join(','));
-  return lines.join('\r\n') + '\r\n';
+function empty(base: Pick<FigureResult, 'key' | 'title' | 'about' | 'sql' | 'shareOf'>, columns: string[], note: string): FigureResult {
+  return { ...base, columns, rows: [], note, csv: columns.length > 0 ? toCsv(columns, []) : null, svg: null };
+}
+
+/** The columns a figure's SQL would give, from DuckDB's prepared statement (nothing run); none when it cannot be prepared (no night: no window macros). */
+async function columnsOf(db: Awaited<ReturnType<typeof openSnapshotDb>>, sql: string): Promise<string[]> {
+  try {
+    const p = await db.connection.prepare(sql);
+    return Array.from({ length: p.columnCount }, (_, i) => p.columnName(i));
+  } catch {
+    return [];
+  }
 }
 
 async function writeAtomic(file: string, text: string): Promise<void> {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import type { FileKind, ParseEvent, ParseKind } from '../parse-kinds/kind.js';
+import { visible, visibleLines } from '../../text/visible.js';
 import { UsageError } from '../usage-error.js';
 
 const KINDS: readonly FileKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json'];
@@ -89,7 +90,7 @@ export const command: Command = {
     try {
       body = await openInput(opts.file);
     } catch (err) {
-      process.stderr.write(`adsnap parse: cannot read ${opts.file}: ${(err as Error).message}\n`);
+      process.stderr.write(`adsnap parse: cannot read ${visible(opts.file)}: ${visibleLines((err as Error).message)}\n`);
       return 1;
     }
     const out = new StdoutWriter(process.stdout);
@@ -104,7 +105,7 @@ export const command: Command = {
       await out.flush();
       const e = err as NodeJS.ErrnoException;
       if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) {
-        process.stderr.write(`adsnap parse: cannot read ${opts.file}: ${e.message}\n`);
+        process.stderr.write(`adsnap parse: cannot read ${visible(opts.file)}: ${visibleLines(e.message)}\n`);
         return 1;
       }
       throw err;
@@ -143,7 +144,8 @@ function formatTableRow(ev: ParseEvent): string {
       .map(([k, v]) => `${k}=${cell(v)}`)
       .join(' ');
   }
-  return `${line.padStart(6)}  ${label.padEnd(9)} ${details.replace(/[\r\n]+/g, ' ')}\n`;
+  // Text from the file: control characters and escape sequences shown, never obeyed (text/visible.ts).
+  return `${line.padStart(6)}  ${label.padEnd(9)} ${visible(details)}\n`;
 }
 
 function cell(v: unknown): string {

@@ -7,6 +7,7 @@ import { isCalendarDate } from '../../../pipelines/crawl-options.js';
 import { buildReport, DEFAULT_RANK_BUCKETS } from '../../report/index.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
+import { visibleLines } from '../../text/visible.js';
 import { UsageError } from '../usage-error.js';
 
 const usage = `Usage: adsnap report ROOT… --out DIR [--from DATE] [--to DATE] [--rank-buckets ${DEFAULT_RANK_BUCKETS.join(',')}]
@@ -51,7 +52,7 @@ export const command: Command = {
     try {
       r = await buildReport({ roots: positionals, outDir: values.out, from: values.from ?? null, to: values.to ?? null, rankBuckets });
     } catch (err) {
-      process.stderr.write(`adsnap report: ${(err as Error).message}\n`);
+      process.stderr.write(`adsnap report: ${visibleLines((err as Error).message)}\n`);
       return 1;
     }
     const nights = r.nights.length === 0 ? 'no night' : r.nights.length === 1 ? `1 night (${r.nights[0]})` : `${r.nights.length} nights (${r.nights[0]} to ${r.nights[r.nights.length - 1]})`;

@@ -5,16 +5,17 @@
  * on a terminal, else the SQL script on stdin.
  */
 import { writeStdout as write } from '../stdout.js';
-import { statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ResultReturnType } from '@duckdb/node-api';
-import { openSnapshotDb } from '../../../pipelines/summary.js';
+import { openSnapshotDb } from '../../sql/snapshot-db.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
-import { FORMATS, printResult, type Format } from '../sql-output.js';
+import { FORMATS, printResult, type Format, type OutputOptions } from '../../sql/output.js';
 import { UsageError } from '../usage-error.js';
+import { visibleLines } from '../../text/visible.js';
+import { isDirectory } from '../../util/directory.js';
 
-const usage = `Usage: adsnap sql ROOT… [-c SQL] [--format table|csv|json|ndjson] [-i]
+const usage = `Usage: adsnap sql ROOT… [-c SQL] [--format table|csv|json|ndjson] [--spreadsheet-safe] [-i]
        adsnap sql ROOT… QUERY
 
 Runs SQL with DuckDB (built in) over snapshot directories: the --out directories of \`adsnap crawl\`,
@@ -28,10 +29,16 @@ one complete run (a manifest in ROOT/_runs).
                      two or more arguments and it does not name an existing directory (with -c,
                      every argument is a ROOT).
   --format FORMAT    table (default): aligned columns, NULL shown as NULL;
-                     csv: RFC 4180 with a header row, CRLF line ends, NULL empty ("" is an empty string);
+                     csv: RFC 4180 with a header row, CRLF line ends, NULL empty ("" is an empty string),
+                       every value exactly as stored (data for programs);
                      json: one array of objects; ndjson: one object per line.
                      BIGINT as a number when exact, else a string; dates YYYY-MM-DD; timestamps
-                     ISO 8601 (UTC, Z); lists as JSON arrays.
+                     ISO 8601 (UTC, Z); lists as JSON arrays. In table, control characters and
+                     escape sequences in values are shown (\\x1b, \\u202e), not sent to the terminal.
+  --spreadsheet-safe with csv, for a spreadsheet: a text cell starting with = + - @, a tab or a
+                     carriage return that is not a number gets a leading ' and is quoted, so the
+                     spreadsheet shows it instead of running it as a formula (the report's CSVs
+                     always are). Without it, csv is faithful.
   -i, --interactive  the prompt even when stdin is not a terminal.
 
 Without a query: with stdin a terminal, a prompt (adsnap>) runs each statement once a line ends
@@ -60,9 +67,12 @@ export const command: Command = {
       query: { type: 'string', short: 'c' },
       format: { type: 'string' },
       interactive: { type: 'boolean', short: 'i' },
+      'spreadsheet-safe': { type: 'boolean' },
     });
     const format = (values.format ?? 'table') as Format;
     if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(values.format)}`);
+    if (values['spreadsheet-safe'] && format !== 'csv') throw new UsageError('--spreadsheet-safe applies to --format csv only');
+    const output: OutputOptions = { format, spreadsheetSafe: values['spreadsheet-safe'] === true };
     const roots = [...positionals];
     let query = values.query;
     let positionalQuery = false;
@@ -89,7 +99,7 @@ export const command: Command = {
     try {
       if (query !== undefined) {
         try {
-          await runScript(db, query, format);
+          await runScript(db, query, output);
           return 0;
         } catch (err) {
           let msg = sqlError(err);
@@ -98,10 +108,10 @@ export const command: Command = {
           return 1;
         }
       }
-      if (values.interactive || process.stdin.isTTY) return await prompt(db, format);
+      if (values.interactive || process.stdin.isTTY) return await prompt(db, output);
       const script = await readStdin();
       try {
-        await runScript(db, script, format);
+        await runScript(db, script, output);
         return 0;
       } catch (err) {
         process.stderr.write(`adsnap sql: ${sqlError(err)}\n`);
@@ -113,24 +123,17 @@ export const command: Command = {
   },
 };
 
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** DuckDB's message without the wrapper the statement splitter adds. */
 function sqlError(err: unknown): string {
-  return ((err as Error)?.message ?? String(err)).replace(/^Failed to extract statements: /, '').trimEnd();
+  // A value quoted in DuckDB's message (a failed cast of a seller name…) is shown, not obeyed.
+  return visibleLines(((err as Error)?.message ?? String(err)).replace(/^Failed to extract statements: /, '').trimEnd());
 }
 
 /**
  * Runs every statement of `sql` in order, stopping at the first error (thrown); prints the last
  * statement's result (`printAll`: every statement's) when it is a query result.
  */
-async function runScript(db: Db, sql: string, format: Format, printAll = false): Promise<void> {
+async function runScript(db: Db, sql: string, output: OutputOptions, printAll = false): Promise<void> {
   if (!hasStatement(sql)) return;
   const statements = await db.connection.extractStatements(sql);
   for (let i = 0; i < statements.count; i++) {
@@ -141,7 +144,7 @@ async function runScript(db: Db, sql: string, format: Format, printAll = false):
       continue;
     }
     const result = await prepared.stream();
-    if (result.returnType === ResultReturnType.QUERY_RESULT) await printResult(result, format, write);
+    if (result.returnType === ResultReturnType.QUERY_RESULT) await printResult(result, output, write);
   }
 }
 
@@ -190,7 +193,7 @@ export function scanSql(sql: string): { significant: boolean; complete: boolean 
 const hasStatement = (sql: string) => scanSql(sql.replace(/;/g, ' ')).significant;
 
 /** The interactive prompt: statements ending with `;`, dot commands, history, Ctrl-C. */
-async function prompt(db: Db, format: Format): Promise<number> {
+async function prompt(db: Db, output: OutputOptions): Promise<number> {
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal, historySize: 1000 });
   const PROMPT = 'adsnap> ';
@@ -227,7 +230,7 @@ async function prompt(db: Db, format: Format): Promise<number> {
       buffer = '';
       running = true;
       try {
-        await runScript(db, sql, format, true);
+        await runScript(db, sql, output, true);
       } catch (err) {
         process.stderr.write(`${sqlError(err)}\n`);
       } finally {

@@ -23,6 +23,7 @@ SELECT snapshot_date, rank_bucket(rank) AS rank_bucket, count(*) AS sites,
 FROM listed_sites WHERE in_window(snapshot_date) GROUP BY ALL
 ) ORDER BY snapshot_date, first_rank`,
       chart: { kind: 'line', x: 'snapshot_date', y: 'declaring_share', color: 'rank_bucket', xTitle: 'Snapshot date', yTitle: 'Sites declaring an ads.txt (% of bucket)', percent: true },
+      shareOf: { declaring_share: ['declaring', 'sites'], valid_share: ['valid', 'sites'], placeholder_only_share: ['placeholder_only', 'sites'] },
     },
     {
       key: 'adoption.ads_txt_top_n',
@@ -38,6 +39,7 @@ SELECT s.snapshot_date, b.top_n, count(*) AS sites,
 FROM listed_sites s JOIN (SELECT unnest(rank_top_n()) AS top_n) b ON s.rank <= b.top_n
 WHERE in_window(s.snapshot_date) GROUP BY ALL
 ) ORDER BY snapshot_date, top_n`,
+      shareOf: { declaring_share: ['declaring', 'sites'], valid_share: ['valid', 'sites'] },
     },
     {
       key: 'adoption.app_ads_txt_by_store',
@@ -55,6 +57,7 @@ JOIN listed_apps l ON l.snapshot_date = a.snapshot_date AND l.app = a.store_url
 WHERE in_window(a.snapshot_date) GROUP BY ALL
 ) ORDER BY snapshot_date, apps DESC, store`,
       chart: { kind: 'bar', x: 'store', y: 'valid_share', xTitle: 'Store', yTitle: 'Apps with a valid app-ads.txt (% of apps)', percent: true },
+      shareOf: { declaring_share: ['declaring', 'apps'], valid_share: ['valid', 'apps'] },
     },
   ],
 };

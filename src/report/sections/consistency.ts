@@ -29,6 +29,7 @@ WHERE m.${LATEST} GROUP BY ALL
 QUALIFY row_number() OVER (PARTITION BY scope ORDER BY records DESC, ad_system_domain) <= 25
 ORDER BY scope DESC, records DESC, ad_system_domain`,
       chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', color: 'scope', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
+      shareOf: { missing_share: ['missing', 'checkable'] },
     },
     {
       key: 'consistency.sellers_location_effect',
@@ -49,6 +50,7 @@ UNION ALL
 SELECT 'with the locations table', records, with_locations, round(with_locations / nullif(records, 0), 4), ad_systems_at_a_location FROM t
 ) WHERE records > 0 ORDER BY checkable, reading`,
       chart: { kind: 'bar', x: 'reading', y: 'checkable', xTitle: 'Where sellers.json was asked', yTitle: 'Records checkable against sellers.json' },
+      shareOf: { checkable_share: ['checkable', 'records'] },
     },
     {
       key: 'consistency.sellers_location',
@@ -73,6 +75,7 @@ UNION ALL
 ${consistencyNightsSql(VIEWED)}
 ) ORDER BY snapshot_date`,
       chart: { kind: 'line', x: 'snapshot_date', y: 'missing_share', xTitle: 'Snapshot date', yTitle: 'Checkable root records with a missing seller id (%)', percent: true },
+      shareOf: { missing_share: ['missing', 'checkable'] },
     },
   ],
 };

@@ -2,6 +2,12 @@
 import type { SectionDef } from '../figure-types.js';
 import { LATEST } from './nights.js';
 
+/** Chart filter of the AI-crawler figures: a crawler some robots.txt names (fully or partly, by its own group). */
+const namedByASite = (r: Readonly<Record<string, unknown>>): boolean => Number(r.share_full_by_name ?? 0) > 0 || Number(r.share_partial_by_name ?? 0) > 0;
+const NAMED_BY_NO_SITE = "no site's robots.txt names them, so only the '*' groups decide for them and every one of them has the same shares (see the table)";
+/** Blocked levels in the order read (most blocked first), red to grey; 'unknown' (robots.txt not seen) grey. */
+const BLOCKED_COLORS: Record<string, string> = { full: '#b91c1c', partial: '#f59e0b', none: '#d1d5db', unknown: '#6b7280' };
+
 export const robotsSection: SectionDef = {
   key: 'robots',
   title: '6. robots.txt and AI crawlers',
@@ -12,24 +18,35 @@ export const robotsSection: SectionDef = {
       key: 'robots.agents',
       title: 'Sites blocking each crawler, fully or partly, by name or through * (latest night)',
       about:
-        "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly, not at all, or unknown (robots.txt not seen; these four add up to 1), fully and partly by name or through '*', and the shares a crawler must treat as disallowing all (unreachable: 5xx or no answer, all unknown) or a 4xx said have none (absent). The chart shows the full opt-outs of the 30 agents blocked fully by most sites; partial restrictions are in the next figure.",
+        "View ai_crawler_blocking, one row per catalogue agent: the sites and the shares blocking it fully, partly, not at all, or unknown (robots.txt not seen; these four add up to 1), fully and partly by name or through '*', and the shares a crawler must treat as disallowing all (unreachable: 5xx or no answer, all unknown) or a 4xx said have none (absent). The chart draws the crawlers some robots.txt names (at most 30), their full share by name and through '*' apart; the others, decided by '*' alone, share one set of figures (the table).",
       sql: `SELECT user_agent, operator, purpose, sites, share_full, share_partial, share_none, share_unknown,
 share_full_by_name, share_full_through_star, share_partial_by_name, share_partial_through_star, share_unreachable, share_absent
 FROM ai_crawler_blocking WHERE ${LATEST}
 ORDER BY share_full DESC, share_partial DESC, user_agent`,
-      chart: { kind: 'hbar', x: 'share_full', y: 'user_agent', xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+      // Drawn: the crawlers some site names, fully blocked by name and through '*' apart. A crawler no site names is blocked only by
+      // the '*' groups, the same share for every one of them: one bar each would be a wall of identical bars (the table has them).
+      chart: {
+        kind: 'hbar', x: 'share', y: 'user_agent', fold: ['share_full_by_name', 'share_full_through_star'], xTitle: 'Sites blocking it fully (% of listed sites)', yTitle: 'Crawler', percent: true,
+        legend: { title: 'Blocked fully', labels: { share_full_by_name: 'by name', share_full_through_star: "through '*'" } },
+        only: { keep: namedByASite, unit: 'crawlers', why: NAMED_BY_NO_SITE },
+        top: { field: 'user_agent', n: 30 },
+      },
     },
     {
       key: 'robots.access',
       title: 'How each crawler is answered: blocked level and way (latest night)',
       about:
-        "View agent_access_shares: per catalogue agent, blocked level (full, partial, none, unknown) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the 30 agents blocked fully by most sites, each level apart.",
+        "View agent_access_shares: per catalogue agent, blocked level (full, partial, none, unknown) and way (own_group: by name; global_group: through '*'; no_group; unreachable; absent), the listed sites and their share. The chart stacks the shares of the crawlers some robots.txt names (at most 30, most blocked first).",
       sql: `SELECT s.user_agent, s.operator, s.purpose, s.blocked, s.via, s.sites, s.share
 FROM agent_access_shares s
 JOIN ai_crawler_blocking b ON b.snapshot_date = s.snapshot_date AND b.user_agent = s.user_agent
 WHERE s.${LATEST}
 ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 WHEN 'none' THEN 2 ELSE 3 END, s.via`,
-      chart: { kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 } },
+      chart: {
+        kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 },
+        only: { keep: (r) => r.via === 'own_group', per: 'user_agent', unit: 'crawlers', why: NAMED_BY_NO_SITE },
+        colors: BLOCKED_COLORS,
+      },
     },
     {
       key: 'robots.purposes',

@@ -28,6 +28,7 @@ FROM text_files s CROSS JOIN names n
 LEFT JOIN declared d ON d.snapshot_date = s.snapshot_date AND d.subject = s.subject AND d.file_kind = s.file_kind AND d.name = n.name
 GROUP BY ALL ORDER BY s.snapshot_date, s.file_group, n.name`,
       chart: { kind: 'line', x: 'snapshot_date', y: 'share', color: 'name', xTitle: 'Snapshot date', yTitle: 'Text files declaring it (%)', percent: true },
+      shareOf: { share: ['files_declaring', 'text_files'] },
     },
     {
       key: 'variables.managerdomain_countries',

@@ -15,9 +15,18 @@ import {
   type DuckDBValueConverter,
   type Json,
 } from '@duckdb/node-api';
+import { csvLines } from '../text/csv.js';
+import { visible } from '../text/visible.js';
 
 export const FORMATS = ['table', 'csv', 'json', 'ndjson'] as const;
 export type Format = (typeof FORMATS)[number];
+
+/** How a result is printed: the format, and for csv whether formula-like text cells are neutralised (text/csv.ts). */
+export interface OutputOptions {
+  format: Format;
+  /** csv only. @default false: faithful CSV, data for programs */
+  spreadsheetSafe?: boolean;
+}
 
 /** Writes text to the output, resolving when it may be written to again (backpressure). */
 export type Write = (text: string) => Promise<void>;
@@ -84,19 +93,9 @@ function cellText(v: Json, nullText: string): string {
   return String(v);
 }
 
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled; "" is an empty string, nothing is NULL. */
-export function csvField(v: Json): string {
-  if (v === null) return '';
-  const text = cellText(v, '');
-  return text === '' || /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** A cell's lines: a value with newlines spans several lines; other control characters are escaped. */
+/** A cell's lines: a value with newlines spans several lines; control characters and escape sequences are shown, not obeyed (text/visible.ts). */
 function tableCell(v: Json): string[] {
-  return cellText(v, 'NULL')
-    .replace(/\r\n/g, '\n')
-    .split('\n')
-    .map((l) => l.replace(/[\u0000-\u001f\u007f]/g, (ch) => (ch === '\t' ? '\\t' : ch === '\r' ? '\\r' : `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)));
+  return cellText(v, 'NULL').split(/\r?\n/).map(visible);
 }
 
 const width = (text: string): number => [...text].length;
@@ -111,8 +110,9 @@ const width = (text: string): number => [...text].length;
  */
 export function renderTable(names: string[], types: DuckDBType[], rows: Json[][]): string {
   if (names.length === 0) return '';
+  const heads = names.map(visible);
   const cells = rows.map((r) => r.map(tableCell));
-  const widths = names.map(width);
+  const widths = heads.map(width);
   for (const r of cells) r.forEach((c, i) => c.forEach((l) => (widths[i] = Math.max(widths[i]!, width(l)))));
   const right = types.map((t) => NUMERIC.has(t.typeId));
   const pad = (text: string, i: number, alignRight: boolean) => {
@@ -120,7 +120,7 @@ export function renderTable(names: string[], types: DuckDBType[], rows: Json[][]
     return alignRight ? fill + text : text + fill;
   };
   const line = (parts: string[]) => parts.join(' | ').trimEnd();
-  const out = [line(names.map((n, i) => pad(n, i, false))), widths.map((w) => '-'.repeat(w)).join('-+-')];
+  const out = [line(heads.map((n, i) => pad(n, i, false))), widths.map((w) => '-'.repeat(w)).join('-+-')];
   for (const r of cells) {
     const height = Math.max(...r.map((c) => c.length));
     for (let k = 0; k < height; k++) out.push(line(r.map((c, i) => pad(c[k] ?? '', i, right[i]!))));
@@ -145,8 +145,10 @@ function rowObject(keys: string[], row: Json[]): Record<string, Json> {
   return o;
 }
 
-/** Prints a whole result in `format`. */
-export async function printResult(result: DuckDBResult, format: Format, write: Write): Promise<void> {
+/** Prints a whole result in `o.format`. */
+export async function printResult(result: DuckDBResult, o: OutputOptions, write: Write): Promise<void> {
+  const format = o.format;
+  const csv = { spreadsheetSafe: o.spreadsheetSafe === true };
   const names = result.columnNames();
   const types = result.columnTypes();
   const chunks = result.yieldConvertedRows(cellConverter) as AsyncIterableIterator<Json[][]>;
@@ -157,15 +159,17 @@ export async function printResult(result: DuckDBResult, format: Format, write: W
     return;
   }
   const keys = objectKeys(names);
-  const csvLine = (fields: string[]) => fields.join(',') + '\r\n';
-  if (format === 'csv' && names.length > 0) await write(csvLine(names.map((n) => csvField(n))));
+  if (format === 'csv' && names.length > 0) await write(csvLines([names], csv));
   let first = true;
   if (format === 'json') await write('[');
   for await (const chunk of chunks) {
+    if (format === 'csv') {
+      await write(csvLines(chunk, csv));
+      continue;
+    }
     let text = '';
     for (const r of chunk) {
-      if (format === 'csv') text += csvLine(r.map(csvField));
-      else if (format === 'ndjson') text += JSON.stringify(rowObject(keys, r)) + '\n';
+      if (format === 'ndjson') text += JSON.stringify(rowObject(keys, r)) + '\n';
       else {
         text += (first ? '' : ',\n') + JSON.stringify(rowObject(keys, r));
         first = false;

@@ -2,9 +2,11 @@ import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import { tables, type ColumnType, type TableName } from '../schemas/tables.js';
-import { packageRoot } from '../src/util/package-root.js';
-import { headlineLines, readHeadline } from '../src/report/headline.js';
+import { tables, type ColumnType, type TableName } from '../../schemas/tables.js';
+import { packageRoot } from '../util/package-root.js';
+import { isDirectory } from '../util/directory.js';
+import { visible } from '../text/visible.js';
+import { headlineLines, readHeadline } from '../report/headline.js';
 
 /**
  * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
@@ -61,17 +63,12 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   };
 }
 
+/** A snapshot opened by openSnapshotDb. */
+export type SnapshotDb = Awaited<ReturnType<typeof openSnapshotDb>>;
+
 /** A SQL string literal: the text in single quotes, each single quote doubled. */
 export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Throws unless ROOT holds at least one run manifest (ROOT/_runs/*.json): a complete run. */
@@ -181,7 +178,8 @@ export async function summarizeSnapshot(outDir: string, snapshotDate: string): P
     );
     for (const r of top) {
       const share = `${(100 * Number(r.site_share)).toFixed(1)}%`;
-      out.push(`  ${String(r.ad_system_domain).padEnd(28)} ${String(r.sites).padStart(6)} sites (${share.padStart(6)}) ${String(r.sites_direct).padStart(6)} DIRECT ${String(r.records).padStart(8)} records`);
+      // The ad system as the file wrote it: shown, never obeyed, on a terminal (text/visible.ts).
+      out.push(`  ${visible(String(r.ad_system_domain)).padEnd(28)} ${String(r.sites).padStart(6)} sites (${share.padStart(6)}) ${String(r.sites_direct).padStart(6)} DIRECT ${String(r.records).padStart(8)} records`);
     }
     out.push('', 'hops:');
     for (const r of await db.rows(`SELECT kind, outcome, coalesce(reason, '') AS reason, count(*) AS n FROM hops WHERE snapshot_date = CAST($1 AS DATE) GROUP BY ALL ORDER BY kind, outcome, n DESC`, night)) {
