@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
-import { HEADLINE_KEYS, headlineLines, headlineObject, type HeadlineFigure, type HeadlineKey } from '../src/report/headline.js';
+import { HEADLINE_KEYS, headlineLines, headlineObject, type HeadlineFigure, type HeadlineKey } from '../src/sql/headline.js';
 import type { ReportJson } from '../src/report/index.js';
 import { runCli } from './helpers/run-cli.js';
 import { useTempDirs } from './helpers/tmp.js';

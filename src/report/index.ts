@@ -20,7 +20,7 @@ import { csvText } from '../text/csv.js';
 import { simulatedBanner, simulatedNights, type SimulatedNight } from './provenance.js';
 import type { Json } from '@duckdb/node-api';
 import { isDuckDbSize } from '../util/duckdb-size.js';
-import { headlineObject, type HeadlineFigure, type HeadlineKey } from './headline.js';
+import { headlineObject, type HeadlineFigure, type HeadlineKey } from '../sql/headline.js';
 
 /** The figure whose rows are report.json's `headline`. */
 const HEADLINE_FIGURE = 'headline.figures';

@@ -6,7 +6,7 @@ import { tables, type ColumnType, type TableName } from '../../schemas/tables.js
 import { packageRoot } from '../util/package-root.js';
 import { isDirectory } from '../util/directory.js';
 import { visible } from '../text/visible.js';
-import { headlineLines, readHeadline } from '../report/headline.js';
+import { headlineLines, readHeadline } from './headline.js';
 
 /**
  * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
@@ -153,7 +153,7 @@ export function splitSql(script: string): string[] {
 
 /**
  * A short human summary of one snapshot: the headline figures (in the report's words,
- * src/report/headline.ts), files by status, the ad systems named by most declaring sites, hops.
+ * src/sql/headline.ts), files by status, the ad systems named by most declaring sites, hops.
  * Every value is bound as a parameter.
  */
 export async function summarizeSnapshot(outDir: string, snapshotDate: string): Promise<string> {

@@ -1,6 +1,6 @@
 /** The report's section 'Headline figures': its figures, each a query over the shipped views (sql/views.sql). */
 import type { SectionDef } from '../figure-types.js';
-import { headlineSql } from '../headline.js';
+import { headlineSql } from '../../sql/headline.js';
 
 export const headlineSection: SectionDef = {
   key: 'headline',
