@@ -1,10 +1,13 @@
 import type { FetchOptions } from '../src/fetch/index.js';
 import type { ListStats } from '../src/sources/domain-list.js';
+import type { NamedListRecord } from '../src/sources/named-lists/index.js';
+import type { AppListStats } from '../src/sources/apps.js';
 import type { Shard } from '../src/util/shard.js';
-import type { RunLockOptions } from '../src/store/run-lock.js';
+import { resolveRunLockOptions, type RunLockOptions } from '../src/store/run-lock.js';
 import type { RunStats } from './run-stats.js';
 import type { Stage } from './shard-exchange.js';
 import { checkLocation } from '../src/resolve/sellers-location.js';
+import { isCalendarDate } from '../src/util/calendar-date.js';
 import { isRobotsSemantics, type RobotsSemantics } from '../src/parse/robots/index.js';
 import type { AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
@@ -20,6 +23,10 @@ export const DEFAULT_CONCURRENCY = 256;
 export interface CrawlOptions {
   /** Domain list (path or '-'), or null. */
   domains: string | null;
+  /** `targets.source` of the domain list's rows. @default the file's base name ('stdin' for '-') */
+  domainsSource?: string;
+  /** What a list named by provider resolved to (src/sources/named-lists): the manifest's `named_list`. @default null */
+  namedList?: NamedListRecord & { from_cache: boolean; offline: boolean };
   /** App list (path or '-'), or null. */
   apps?: string | null;
   outDir: string;
@@ -109,7 +116,10 @@ export interface CrawlOptions {
   restart?: boolean;
   /** Commit a snapshot even when a list has no accepted entry. @default false (exit 1, nothing committed) */
   allowEmpty?: boolean;
-  /** The run lock's heartbeat and staleness (tests). */
+  /**
+   * The run lock's heartbeat and stale bound (`--lock-heartbeat`, `--lock-stale`; recorded in the
+   * manifest as options.lock). @default RUN_LOCK_DEFAULTS (5 s, 30 s)
+   */
   lock?: RunLockOptions;
   /**
    * Rewrite each table's parts into one part sorted by its lookup key before the commit (the
@@ -124,6 +134,8 @@ export interface CrawlResult {
   manifestPath: string;
   stats: RunStats;
   list: ListStats | null;
+  /** The app list's counts and first malformed lines, as the manifest records them (`app_list`). */
+  appList?: AppListStats | null;
   tables: Record<string, { rows: number; parts: string[] }>;
   /** The run had been completed before: nothing was crawled again. */
   alreadyComplete: boolean;
@@ -162,6 +174,7 @@ export function validateCrawlOptions(o: CrawlOptions): void {
     throw new TypeError(`the intermediaries stage runs once, as shard 0 of ${o.shard.count} (each round needs every file of the round before): run it with --shard 0/${o.shard.count}`);
   }
   if (o.now !== undefined && Number.isNaN(o.now.getTime())) throw new TypeError('now must be a valid time');
+  resolveRunLockOptions(o.lock);
   if (o.robotsSemantics !== undefined && !isRobotsSemantics(o.robotsSemantics)) throw new TypeError(`robotsSemantics must be 'rfc' or 'google', got ${JSON.stringify(o.robotsSemantics)}`);
   if (o.agentsCatalogue !== undefined && (!Array.isArray(o.agentsCatalogue?.agents) || typeof o.agentsCatalogue.sha256 !== 'string')) {
     throw new TypeError('agentsCatalogue must be a catalogue read by loadAgentsCatalogue or parseAgentsCatalogue');
@@ -176,9 +189,7 @@ export function sellersLocationOverrides(o: Pick<CrawlOptions, 'sellersLocations
   return Object.fromEntries(entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
 }
 
-export function isCalendarDate(s: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
-}
+export { isCalendarDate } from '../src/util/calendar-date.js';
 
 /** Opens the earlier snapshot this run builds on, if there is one (docs/guide/nightly.md#incremental-snapshots). */
 

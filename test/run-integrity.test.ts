@@ -1,12 +1,13 @@
-import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { bootId, processState } from '../src/store/process-identity.js';
 import { listFiles } from './helpers/files.js';
-import { finished, runCli, spawnCli, type CliResult } from './helpers/run-cli.js';
+import { adsnapBin, finished, runCli, spawnCli, type CliResult } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
 import { useTempDirs } from './helpers/tmp.js';
 
@@ -108,19 +109,20 @@ describe('readers see a run whole or not at all', () => {
 });
 
 describe('one live attempt per run', () => {
-  it('a second attempt exits 1 naming the first; once the first is killed, its lock is taken over', async () => {
+  it('a second attempt exits 75 at once naming the first; the first SIGKILLed, an immediate rerun takes its lock over', async () => {
     const out = path.join(tmp, 'twice');
     const first = spawnCli(args(out), undefined, { ADSNAP_COMMIT_STEP_DELAY_MS: '30000' });
     first.stdin!.end();
     const firstDone = finished(first);
     await waitForStderr(first, 'commit step planned');
     const second = await runCli(args(out));
-    expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`another attempt of this run is alive: host ${hostname()}, pid ${first.pid}, since `);
+    expect(second.code).toBe(75);
+    expect(second.stderr).toMatch(new RegExp(`another attempt of this run is alive: host ${hostname()}, pid ${first.pid}, since \\S+, last heartbeat \\d+\\.\\d s ago`));
     // The second attempt touched nothing: the first's staged parts and plan are intact.
+    // The rerun starts the instant the kill is sent, without waiting for the first to be gone.
     first.kill('SIGKILL');
-    await firstDone;
     const third = await runCli(args(out));
+    await firstDone;
     expect(third.code, third.stderr).toBe(0);
     expect(third.stdout).toContain('resumed from a checkpoint');
     await expectSameAsReference(out);
@@ -177,7 +179,7 @@ describe("the input is part of the run's identity", () => {
     const replacement = [...domains.slice(0, 40).filter((_, i) => i % 2 === 0), ...domains.slice(40, 45)];
     writeFileSync(mine, replacement.join('\n') + '\n');
     const refused = await runCli(args(out, [], mine));
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2); // configuration: running it again cannot succeed
     expect(refused.stderr).toMatch(/the domains list is not the one run \S+ started with .*--restart/);
     expect(existsSync(path.join(out, '_runs'))).toBe(false);
 
@@ -189,21 +191,20 @@ describe("the input is part of the run's identity", () => {
     // Once committed, the same command with yet another list is not "already complete".
     writeFileSync(mine, domains.slice(50).join('\n') + '\n');
     const other = await runCli(args(out, [], mine));
-    expect(other.code).toBe(1);
+    expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/was committed from another domains list/);
   }, 90_000);
 
-  it('an empty list exits 1 and commits nothing; the fixed list then crawls', async () => {
+  it('an empty list exits 2 and creates nothing, naming its malformed lines; the fixed list then crawls', async () => {
     const out = path.join(tmp, 'empty');
     mkdirSync(path.join(tmp, 'empty-list'));
     // Same file name as the reference's list: targets.source is the list's name.
     const mine = path.join(tmp, 'empty-list', 'domains.txt');
-    writeFileSync(mine, '# nothing here\n\nnot a domain!\n');
+    writeFileSync(mine, '# nothing here\n\nnot a domain!\n10.0.0.1\n');
     const r = await runCli(args(out, [], mine));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('has no accepted entry');
-    expect(parquetFiles(out)).toEqual([]);
-    expect(existsSync(path.join(out, '_runs'))).toBe(false);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`the domain list ${mine} has no accepted entry (4 lines, 2 malformed); nothing was created\n  line 3: invalid_name: "not a domain!"\n  line 4: ip_address: "10.0.0.1"\n`);
+    expect(existsSync(out)).toBe(false);
     writeFileSync(mine, readFileSync(list));
     const fixed = await runCli(args(out, [], mine));
     expect(fixed.code, fixed.stderr).toBe(0);
@@ -230,7 +231,126 @@ describe("the input is part of the run's identity", () => {
     expect(same.code).toBe(0);
     expect(same.stdout).toContain('already complete');
     const other = await runCli(base(['--run-id', 'night-a']), { input: domains.slice(5, 10).join('\n') + '\n' });
-    expect(other.code).toBe(1);
+    expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/was committed from another domains list/);
   }, 60_000);
+});
+
+describe('bad inputs at the edge: exit 2, and the output folder as it was', () => {
+  it('--out naming a file (crawl and report), or a path through a file', async () => {
+    const file = path.join(tmp, 'not-a-dir');
+    writeFileSync(file, 'precious\n');
+    for (const out of [file, path.join(file, 'sub')]) {
+      const crawl = await runCli(args(out));
+      expect(crawl.code, out).toBe(2);
+      expect(crawl.stderr).toMatch(out === file ? `--out ${file} is a file, not a directory` : `--out ${out}: ${file} is a file, so the directory cannot be made`);
+      const report = await runCli(['report', path.join(tmp, 'reference'), '--out', out]);
+      expect(report.code, out).toBe(2);
+      expect(report.stderr).toContain(`${file} is a file`);
+    }
+    expect(readFileSync(file, 'utf8')).toBe('precious\n');
+  });
+
+  it('a list with no accepted entry, into an existing folder or from stdin: exit 2, nothing added', async () => {
+    const out = path.join(tmp, 'kept');
+    mkdirSync(out);
+    writeFileSync(path.join(out, 'notes.txt'), 'mine\n');
+    const empty = path.join(tmp, 'only-comments.txt');
+    writeFileSync(empty, '# a header comment\n\n');
+    const r = await runCli(args(out, [], empty));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('has no accepted entry (2 lines, 0 malformed); nothing was created');
+    expect(listFiles(out)).toEqual(['notes.txt']);
+
+    const stdinOut = path.join(tmp, 'stdin-empty');
+    const s = await runCli(['crawl', '--domains', '-', '--run-id', 'empty-night', '--out', stdinOut, '--snapshot-date', DATE, '--progress', 'none', ...web.connectArgs], { input: 'localhost\n' });
+    expect(s.code, s.stderr).toBe(2);
+    expect(s.stderr).toContain('the domain list stdin has no accepted entry (1 lines, 1 malformed); nothing was created\n  line 1: localhost: "localhost"');
+    expect(existsSync(stdinOut)).toBe(false);
+  });
+
+  it('a stale bound shorter than three heartbeats is a usage error', async () => {
+    const out = path.join(tmp, 'lock-knobs');
+    const r = await runCli(args(out, ['--lock-heartbeat', '5000', '--lock-stale', '10000']));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('must be at least 3 heartbeats (15000 ms)');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('malformed lines of a list that crawls: the first few on stderr with line and reason, and the manifest that keeps them', async () => {
+    const out = path.join(tmp, 'malformed');
+    const mine = path.join(tmp, 'some-malformed.txt');
+    const [a, b] = [...web.domains()];
+    writeFileSync(mine, [a, 'not a domain!', b, '192.168.1.1', ...Array.from({ length: 6 }, (_, i) => `bad_${i}!`)].join('\n') + '\n');
+    const r = await runCli(args(out, ['--no-sellers'], mine));
+    expect(r.code, r.stderr).toBe(0);
+    const [manifest] = readdirSync(path.join(out, '_runs'));
+    const manifestPath = path.join(out, '_runs', manifest!);
+    expect(r.stderr).toContain(
+      `adsnap crawl: 8 malformed lines in the domain list (skipped):\n  line 2: invalid_name: "not a domain!"\n  line 4: ip_address: "192.168.1.1"\n  line 5: invalid_name: "bad_0!"\n  line 6: invalid_name: "bad_1!"\n  line 7: invalid_name: "bad_2!"\n  … and 3 more malformed lines\n  the first 8 with their reasons are in ${manifestPath} (list.malformedSamples)\n`,
+    );
+    const m = JSON.parse(readFileSync(manifestPath, 'utf8')) as { list: { malformedSamples: { lineNo: number }[] }; options: { lock: unknown } };
+    expect(m.list.malformedSamples.map((s) => s.lineNo)).toEqual([2, 4, 5, 6, 7, 8, 9, 10]);
+    expect(m.options.lock).toEqual({ heartbeat_ms: 5000, stale_ms: 30000 });
+  });
+});
+
+describe('locks left by attempts that died elsewhere are taken over at once', () => {
+  const runIdOf = (root: string) => readdirSync(path.join(root, '_runs'))[0]!.replace(/\.json$/, '');
+  const forge = (out: string, holder: Record<string, unknown>, ageMs: number) => {
+    mkdirSync(path.join(out, '_staging'), { recursive: true });
+    const lock = path.join(out, '_staging', `${runIdOf(path.join(tmp, 'reference'))}.lock`);
+    writeFileSync(lock, JSON.stringify({ since: new Date(Date.now() - 3_600_000).toISOString(), token: 'feedfacefeedface', ...holder }));
+    const t = new Date(Date.now() - ageMs);
+    utimesSync(lock, t, t);
+  };
+
+  it('a complete run whose lock a live attempt still holds (cleaning up) is complete: exit 0, its lock left alone', async () => {
+    const out = path.join(tmp, 'complete-locked');
+    cpSync(path.join(tmp, 'reference'), out, { recursive: true });
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => holder.once('spawn', r));
+      const st = await processState(holder.pid!);
+      forge(out, { host: hostname(), pid: holder.pid, startTicks: st.kind === 'running' ? st.startTicks : null, bootId: bootId() }, 0);
+      const r = await runCli(args(out));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('already complete');
+      expect(readdirSync(path.join(out, '_staging'))).toEqual([`${runIdOf(out)}.lock`]);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
+  // A container started again (docker --restart, a Kubernetes container restart) runs adsnap as pid 1
+  // on the same hostname: the lock its earlier self left names pid 1 too, with a fresh heartbeat.
+  // Here the rerun is pid 1 of a new pid namespace (unshare(1), root only), as in a container.
+  const canUnshare = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+  it.skipIf(!canUnshare)('a run started again as pid 1 takes over the lock its earlier pid 1 left (fresh heartbeat)', async () => {
+    const out = path.join(tmp, 'pid1');
+    forge(out, { host: hostname(), pid: 1, startTicks: 1, bootId: bootId(), startedAtMs: Date.now() - 60_000 }, 0);
+    const child = spawn('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, adsnapBin, ...args(out)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = await finished(child);
+    expect(r.code, r.stderr).toBe(0);
+    await expectSameAsReference(out);
+  }, 90_000);
+
+  it('a lock of another host whose heartbeat is 45 s old', async () => {
+    const out = path.join(tmp, 'other-host');
+    forge(out, { host: 'adsnap-targets-2-q8x4z', pid: 1, bootId: 'a-replaced-pod' }, 45_000);
+    const r = await runCli(args(out));
+    expect(r.code, r.stderr).toBe(0);
+    await expectSameAsReference(out);
+  }, 90_000);
+
+  it('a lock naming a live pid that is not its writer, its heartbeat older than --lock-stale', async () => {
+    const out = path.join(tmp, 'reused-pid');
+    // This test process is alive, but it never wrote that lock (another start time).
+    forge(out, { host: hostname(), pid: process.pid, startTicks: 1, startedAtMs: 1 }, 25_000);
+    const r = await runCli(args(out, ['--lock-heartbeat', '2000', '--lock-stale', '20000']));
+    expect(r.code, r.stderr).toBe(0);
+    await expectSameAsReference(out);
+    const m = JSON.parse(readFileSync(path.join(out, '_runs', `${runIdOf(out)}.json`), 'utf8')) as { options: { lock: unknown } };
+    expect(m.options.lock).toEqual({ heartbeat_ms: 2000, stale_ms: 20000 });
+  }, 90_000);
 });

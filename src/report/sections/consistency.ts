@@ -56,8 +56,8 @@ SELECT 'with the locations table', records, with_locations, round(with_locations
       key: 'consistency.sellers_location',
       title: 'Records checkable because sellers.json was read where the ad system publishes it (latest night)',
       about:
-        "View ad_system_coverage: the ad systems whose sellers.json was asked somewhere other than https://AD_SYSTEM/sellers.json (an entry of data/sellers-locations.tsv or --sellers-location; the URL of the request, not the one finally read), that URL, its status, and the records of valid files naming them: checkable at the default location (none: it was not asked) and with the location (the file read there whole and valid). The 25 with most records.",
-      sql: `SELECT ad_system_domain, sellers_json_url, sellers_json_status AS status, records, 0::BIGINT AS checkable_at_default_location, checkable AS checkable_with_location
+        "View ad_system_coverage: the ad systems whose sellers.json was served by a location other than https://AD_SYSTEM/sellers.json (the spec's location is asked first; when it gives no readable file, the entries of data/sellers-locations.tsv or --sellers-location, in order): `served_by` says which served it (sellers_files.location), `sellers_json_url` the URL asked there (not the one finally read after redirects), its status, and the records of valid files naming them: checkable at the default location (none: it gave no readable file) and with the location (the file read there whole and valid). The 25 with most records.",
+      sql: `SELECT ad_system_domain, CASE WHEN at_spec_location THEN 'spec location' ELSE 'locations table' END AS served_by, sellers_json_url, sellers_json_status AS status, records, 0::BIGINT AS checkable_at_default_location, checkable AS checkable_with_location
 FROM report_coverage WHERE NOT coalesce(at_spec_location, true)
 ORDER BY records DESC, ad_system_domain LIMIT 25`,
       chart: { kind: 'hbar', x: 'checkable_with_location', y: 'ad_system_domain', xTitle: 'Records checkable against the sellers.json read at the location', yTitle: 'Ad system' },
