@@ -11,6 +11,8 @@
  *   npm run bench -- crawl                                     (100,000 domains; ADSNAP_BENCH_DOMAINS=10000,… for others)
  *   ADSNAP_BENCH_DOMAINS=10000,100000,1000000 ADSNAP_BENCH_BARE=0 ADSNAP_BENCH_LATENCY=0 ADSNAP_BENCH_HTTP=1 npm run bench -- crawl
  *   ADSNAP_BENCH_NODE_FLAGS='--heap-growing-percent=50' …     (V8 flags for the crawl process only)
+ *   ADSNAP_BENCH_AI_SIGNALS=1 ADSNAP_BENCH_BARE=0 ADSNAP_BENCH_DOMAINS=2000 npm run bench -- crawl
+ *                                                              (each size crawled twice: without and with --ai-signals)
  *
  * The second line is the memory-scaling mode: no bare loop, no injected latency, and HTTPS
  * refused (`--connect-to :443:` a closed port) so every file comes over HTTP after the fallback
@@ -38,6 +40,8 @@ const HTTP_ONLY = process.env.ADSNAP_BENCH_HTTP === '1';
 const CRAWL_NODE_FLAGS = (process.env.ADSNAP_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** Seconds between the crawl's checkpoints (its --checkpoint-interval). @default the crawl's own default */
 const CHECKPOINT_S = process.env.ADSNAP_BENCH_CHECKPOINT;
+/** Crawl each size a second time with --ai-signals (the consent files' cost: docs/performance.md). */
+const AI_SIGNALS = process.env.ADSNAP_BENCH_AI_SIGNALS === '1';
 const bin = path.join(repoRoot, 'bin', 'adsnap.js');
 
 interface Web {
@@ -73,9 +77,9 @@ async function httpRequests(out: string): Promise<number> {
   return n;
 }
 
-async function crawlOnce(web: Web, out: string) {
+async function crawlOnce(web: Web, out: string, extra: readonly string[] = []) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...CRAWL_NODE_FLAGS, bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...(CHECKPOINT_S ? ['--checkpoint-interval', CHECKPOINT_S] : []), ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...CRAWL_NODE_FLAGS, bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...(CHECKPOINT_S ? ['--checkpoint-interval', CHECKPOINT_S] : []), ...extra, ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const samples: number[] = [];
@@ -159,6 +163,12 @@ export async function run(): Promise<void> {
         console.log(`| adsnap crawl | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${c.requests} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB | ${trend} MB |`);
         if (c.checkpoints) console.log(`\ncheckpoints at ${n}: ${c.checkpoints.count}; longest event-loop pause ${c.checkpoints.max_pause_ms} ms, longest until saved ${c.checkpoints.max_duration_ms} ms (work goes on meanwhile)\n`);
         if (bare) console.log(`\ncrawl throughput at ${n}: ${((100 * bare.wallS) / c.wallS).toFixed(0)}% of the bare loop (target ≥ 70%)\n`);
+        if (AI_SIGNALS) {
+          await rm(path.join(tmp, `out-${n}`), { recursive: true, force: true });
+          const a = await crawlOnce(web, path.join(tmp, `out-${n}`), ['--ai-signals']);
+          console.log(`| adsnap crawl --ai-signals | ${n} | ${a.wallS.toFixed(1)} | ${(n / a.wallS).toFixed(0)} | ${a.requests} | ${((a.cpuS / n) * 1000).toFixed(2)} | ${a.rssMb} MB | — |`);
+          console.log(`\n--ai-signals at ${n}: +${(((a.requests - c.requests) / n) * 1000).toFixed(0)} requests and +${(((a.wallS - c.wallS) / n) * 1000).toFixed(2)} s wall per 1k sites\n`);
+        }
       } finally {
         web.child.kill('SIGTERM');
         await rm(path.join(tmp, `out-${n}`), { recursive: true, force: true });

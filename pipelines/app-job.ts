@@ -1,5 +1,6 @@
 import type { RobotsPolicy } from '../src/parse/robots/index.js';
-import { parseStorePage, type StorePageInfo } from '../src/parse/store/index.js';
+import { parseStorePage, StorePageDeadlineError, type StorePageInfo } from '../src/parse/store/index.js';
+import { FetchFailure } from '../src/fetch/errors.js';
 import { appAdsTxtHosts } from '../src/resolve/developer-url.js';
 import { appRow, type AppInput, type AppOutcome } from '../src/sources/apps.js';
 import { hopRow } from '../src/tables/rows.js';
@@ -132,6 +133,12 @@ function developerHostFile(ctx: CrawlContext, host: string, referrals: Referrals
   return p;
 }
 
+/** The parser's deadline is the request's: a `timeout` of the fetch (errors.ts), recorded as such. */
+export function asFetchTimeout(err: unknown): never {
+  if (err instanceof StorePageDeadlineError) throw new FetchFailure('timeout', err.message, { cause: err });
+  throw err;
+}
+
 /** Store pages always obey the store's robots.txt (spec-decisions), fetched once per store host. */
 async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referrals, reg: AppRegistry): Promise<{ page: StorePageInfo } | { status: string }> {
   referrals.addStoreHost(app.storeHost, ctx.out);
@@ -146,7 +153,7 @@ async function readStorePage(ctx: CrawlContext, app: AppInput, referrals: Referr
   // Through obtainFile: a listing read in the last week (spec-decisions) is reused, not refetched.
   // The request's deadline reaches the parser (meta is null when an earlier copy is read again).
   const got = await obtainFile(ctx, { url: app.canonicalStoreUrl, kind: 'store_page', subject: app.appKey }, (body, meta) =>
-    parseStorePage(body, app.store, { pageUrl: app.canonicalStoreUrl, deadlineAt: meta?.deadlineAt ?? null }),
+    parseStorePage(body, app.store, { pageUrl: app.canonicalStoreUrl, deadlineAt: meta?.deadlineAt ?? null }).catch(asFetchTimeout),
   );
   if (got.file.fetchStatus !== null || got.body === null) return { status: `store_${got.file.fetchStatus ?? 'unreachable'}` };
   return { page: got.body };

@@ -4,7 +4,7 @@ import { RobotsParser, verdicts, type RobotsPolicy, type RobotsSemantics, type R
 import { SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
 import { LineCounter } from '../src/text/line-count.js';
 import { intermediaryToFetch } from '../src/resolve/intermediaries.js';
-import { adsRecordColumns, adsVariableColumns, issueRow, sellerRow } from '../src/tables/rows.js';
+import { adsRecordColumns, adsVariableColumns, issueRow, sellerRow, type IssueLike } from '../src/tables/rows.js';
 import type { Rows } from './context.js';
 
 /**
@@ -77,8 +77,8 @@ export async function parseRobotsBody(body: AsyncIterable<Uint8Array>): Promise<
   return { txt: parser.end(), html: looksLikeHtml(Buffer.concat(head).toString('utf8')), lines: lines.end() };
 }
 
-/** The ads.txt sniffer's rule (html-sniffer.ts) on a robots.txt's first lines, `#` comments removed. */
-function looksLikeHtml(text: string): boolean {
+/** The ads.txt sniffer's rule (html-sniffer.ts) on a text file's first lines, `#` comments removed (robots.txt, the consent files). */
+export function looksLikeHtml(text: string): boolean {
   const sniffer = new HtmlSniffer();
   for (const raw of text.split(/\r\n|\r|\n/)) {
     const hash = raw.indexOf('#');
@@ -140,4 +140,14 @@ export async function parseSellersBody(out: Rows, domain: string, body: AsyncIte
 function count(c: IssueCounts, severity: string): void {
   if (severity === 'error') c.errors++;
   else if (severity === 'warning') c.warnings++;
+}
+
+/** `parse_issues` rows of issues found after the parse (usage signals, licences, consent files); returns their counts. */
+export function emitIssueRows(out: Rows, subject: string, fileKind: string, issues: readonly IssueLike[]): IssueCounts {
+  const counts: IssueCounts = { errors: 0, warnings: 0 };
+  for (const i of issues) {
+    count(counts, i.severity);
+    out.emit('parse_issues', issueRow(subject, fileKind, i));
+  }
+  return counts;
 }

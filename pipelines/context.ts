@@ -23,6 +23,8 @@ export interface CrawlContext {
     productToken: string;
     /** The reading of robots.txt for every verdict of the run, adsnap's own included (--robots-semantics). */
     robotsSemantics: RobotsSemantics;
+    /** --ai-signals: ask each listed site for its consent files (tdmrep.json, llms.txt, an RSL licence). */
+    aiSignals: boolean;
   };
   signal: AbortSignal;
   /** Where fetched bodies are kept, content-addressed (DIR/_bodies), or null to keep none. */

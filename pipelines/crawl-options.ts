@@ -48,6 +48,12 @@ export interface CrawlOptions {
    * 'google' (Google's reference matcher; docs/reference/robots-semantics.md). @default 'rfc'
    */
   robotsSemantics?: RobotsSemantics;
+  /**
+   * Ask each listed site for its consent files beyond robots.txt: /.well-known/tdmrep.json (W3C
+   * TDMRep), /llms.txt and the RSL licence its robots.txt names on its own host; three requests
+   * more per site at most (docs/reference/ai-signals.md). @default false
+   */
+  aiSignals?: boolean;
   /** Fetch the sellers.json of every ad system named (and of the intermediaries they name). @default true */
   sellers?: boolean;
   /**

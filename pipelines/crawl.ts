@@ -16,7 +16,8 @@ import { BODIES_DIR, BodyStore } from '../src/store/body-store.js';
 import { findPreviousSnapshot, PreviousSnapshot } from '../src/store/previous-snapshot.js';
 import { rootDomain } from '../src/util/domain.js';
 import { fnv1a, owns, type Shard } from '../src/util/shard.js';
-import { productToken, version } from '../src/version.js';
+import { productToken } from '../src/util/product-token.js';
+import { version } from '../src/util/version.js';
 import { crawlAdsFile } from './ads-file-job.js';
 import { AppRegistry, crawlApp, developerHost, emitAppTarget, finishApp, readListing } from './app-job.js';
 import { PendingApps } from './pending-apps.js';
@@ -137,6 +138,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       obeyRobots: options.obeyRobots ?? 'store',
       productToken,
       robotsSemantics: options.robotsSemantics ?? 'rfc',
+      aiSignals: options.aiSignals ?? false,
     },
   };
   const referrals = new Referrals();
@@ -355,7 +357,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       input_fingerprints: inputs.fingerprints,
       // Every fetch knob as used, from defaults, --config FILE or flags (src/fetch/knobs-manifest.ts).
       fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, ai_signals: options.aiSignals ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
       // Resolvers asked and every exemption from the address guard (--dns-server, --allow-addresses; src/fetch/network-manifest.ts).
       network: networkManifest(fetchConfig),
       sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,
@@ -419,6 +421,7 @@ function runIdentity(o: CrawlOptions, stage: Stage | 'all'): Record<string, unkn
     obeyRobots: o.obeyRobots ?? 'store',
     // Named only when not the default, so that the ids of runs started before the option stay the same.
     ...(o.robotsSemantics === 'google' ? { robotsSemantics: 'google' } : {}),
+    ...(o.aiSignals ? { aiSignals: true } : {}),
     sellers: o.sellers !== false,
     ...sellersIdentity(o),
     ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}`, stage } : {}),

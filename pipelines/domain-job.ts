@@ -3,7 +3,8 @@ import { crawlAdsFile } from './ads-file-job.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
 import { previousOf, willRequest } from './obtain-file.js';
-import { crawlRobots, robotsFor } from './robots-job.js';
+import { crawlRobotsFile, robotsFor } from './robots-job.js';
+import { crawlAiSignals } from './ai-signals-job.js';
 
 /**
  * One root domain (ads.txt 1.1 §5.5: crawl the PSL+1 of each listed site): its robots.txt, its
@@ -23,7 +24,10 @@ export async function crawlDomain(ctx: CrawlContext, target: TargetInput, referr
   // A next-night run revalidates robots.txt (24 h) while the ads.txt is usually still fresh
   // (7 days): then robots.txt is the last request to this host, and its connection need not idle.
   const adsPrevious = await previousOf(ctx, root, 'ads.txt');
-  const robots = await crawlRobots(ctx, root, 'root', true, !willRequest(ctx, adsPrevious, 'ads.txt'));
+  const aiSignals = ctx.options.aiSignals;
+  const { policy: robots, licenses } = await crawlRobotsFile(ctx, root, 'root', true, !aiSignals && !willRequest(ctx, adsPrevious, 'ads.txt'));
+  // --ai-signals: the consent files go between robots.txt and ads.txt, on the same connection.
+  if (aiSignals) await crawlAiSignals(ctx, root, robots, licenses);
   const res = await crawlAdsFile(ctx, { subject: root, fileKind: 'ads.txt', via: 'root', role: 'root', root, robots, previous: adsPrevious }, referrals);
   for (const hop of res.hops) {
     if (hop.outcome !== 'followed') continue;

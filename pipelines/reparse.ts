@@ -9,15 +9,15 @@ import { openSnapshotWriter, partitionDir, writeRunManifest } from '../src/sink/
 import { publishPart } from '../src/sink/part-files.js';
 import { BodyStore } from '../src/store/body-store.js';
 import { sellersFileRow } from '../src/tables/rows.js';
-import { version } from '../src/version.js';
+import { version } from '../src/util/version.js';
 import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody } from './body-parsers.js';
 import { RowEmitter } from './context.js';
 import { policyOf } from './robots-job.js';
 import { completedRuns } from '../src/store/run-manifests.js';
 import { isCalendarDate } from './crawl-options.js';
-import { openSnapshotDb } from './summary.js';
-import { writeNightSummary } from '../src/report/night-summary.js';
-import { emitAgentRows, emitCatalogue } from './robots-agents.js';
+import type { SnapshotDb } from '../src/sql/snapshot-db.js';
+import { emitAgentRows, emitCatalogue, emitLicenses } from './robots-agents.js';
+import { isConsentKind, parseConsentBody } from './consent-bodies.js';
 import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
 /**
@@ -28,7 +28,7 @@ import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
  * `robots_*`, `sellers` — is produced again. The result is written to another snapshot root.
  */
 const COPIED: readonly TableName[] = ['targets', 'fetches', 'hops', 'apps'];
-const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files'];
+const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files', 'robots_licenses', 'tdmrep_rules', 'rsl_licenses', 'llms_txt'];
 /** How snapshots written before `files.obtained` existed said it, in `files.status`. */
 const LEGACY_OBTAINED: Record<string, Obtained> = { cached: 'reused', not_modified: 'revalidated', carried_forward: 'carried_forward' };
 
@@ -50,6 +50,8 @@ export interface ReparseResult {
 
 export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
   if (path.resolve(o.source) === path.resolve(o.outDir)) throw new Error('reparse writes a rebuilt snapshot to another --out directory');
+  // DuckDB and the report's SQL are loaded here, not when the module is (the library export loads it).
+  const { openSnapshotDb } = await import('../src/sql/snapshot-db.js');
   const db = await openSnapshotDb(o.source);
   try {
     const [latest] = await db.rows(`SELECT strftime(max(snapshot_date), '%Y-%m-%d') AS d FROM files`);
@@ -91,6 +93,7 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
         finished_at: new Date().toISOString(),
       });
       // The report's night summary, from the rebuilt tables (src/report/night-summary.ts); the source's is not carried over.
+      const { writeNightSummary } = await import('../src/report/night-summary.js');
       await writeNightSummary(o.outDir, runId).catch((err: Error) => process.stderr.write(`adsnap reparse: no night summary for the report (${err.message}); the report reads the views for this night\n`));
       return { snapshotDate, runId, manifestPath, reparsed, withoutBody, tables: committed.tables };
     } catch (err) {
@@ -106,7 +109,7 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
  * The reading of robots.txt each host's verdicts followed that night (robots_verdicts.semantics,
  * from crawl --robots-semantics); empty for a snapshot written before the column ('rfc' then).
  */
-async function nightSemantics(db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string): Promise<Map<string, RobotsSemantics>> {
+async function nightSemantics(db: SnapshotDb, date: string): Promise<Map<string, RobotsSemantics>> {
   const columns = await db.rows(`SELECT column_name FROM (DESCRIBE robots_verdicts)`);
   if (!columns.some((c) => c.column_name === 'semantics')) return new Map();
   const rows = await db.rows(`SELECT host, max(semantics) AS semantics FROM robots_verdicts WHERE snapshot_date = CAST($1 AS DATE) AND semantics IS NOT NULL GROUP BY host`, [date]);
@@ -120,7 +123,7 @@ async function nightSemantics(db: Awaited<ReturnType<typeof openSnapshotDb>>, da
  * `robots_agent_access` answers for the same agents; the shipped catalogue for a snapshot
  * written before the table existed.
  */
-async function nightAgents(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string): Promise<string[]> {
+async function nightAgents(out: RowEmitter, db: SnapshotDb, date: string): Promise<string[]> {
   const rows = await db.rows(`SELECT * EXCLUDE (snapshot_date) FROM agents_catalogue WHERE snapshot_date = CAST($1 AS DATE) ORDER BY user_agent`, [date]);
   if (rows.length > 0) {
     for (const r of rows) out.emit('agents_catalogue', r as unknown as Row<'agents_catalogue'>);
@@ -131,7 +134,7 @@ async function nightAgents(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
   return shipped.agents.map((a) => a.token);
 }
 
-async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSnapshotDb>>, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null, agents: readonly string[], semantics: RobotsSemantics): Promise<Row<'files'>> {
+async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row<'files'>, stream: AsyncIterable<Uint8Array> | null, agents: readonly string[], semantics: RobotsSemantics): Promise<Row<'files'>> {
   // Snapshots written before files.obtained said how in files.status: read that as provenance.
   const row = { ...f, obtained: f.obtained ?? LEGACY_OBTAINED[f.status ?? ''] ?? 'fetched' };
   const truncated = f.status === 'too_large';
@@ -148,8 +151,14 @@ async function rebuildFile(out: RowEmitter, db: Awaited<ReturnType<typeof openSn
     const policy = policyOf(f.http_status, f.status === 'redirect_error' ? 'redirect_limit' : null, txt, row.obtained !== 'fetched', semantics);
     const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, semantics);
     const usage = emitAgentRows(out, f.subject, txt, policy, agents);
+    const lic = emitLicenses(out, f.subject, txt, f.url ?? `https://${f.subject}/robots.txt`);
     if (!parsed || !txt) return row;
-    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error') + usage.errors, warnings: count(txt.issues, 'warning') + usage.warnings, lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });
+    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error') + usage.errors + lic.errors, warnings: count(txt.issues, 'warning') + usage.warnings + lic.warnings, lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });
+  }
+  if (isConsentKind(f.file_kind)) {
+    if (!stream) return row;
+    const parsed = await parseConsentBody(out, f.subject, f.file_kind, f.url ?? '', stream);
+    return Object.assign(row, { records: parsed.records, errors: parsed.counts.errors, warnings: parsed.counts.warnings, ...(truncated ? { status: 'too_large', valid: false } : parsed.verdict) });
   }
   if (f.file_kind === 'sellers.json') {
     if (stream) {

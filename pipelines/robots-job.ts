@@ -1,6 +1,7 @@
 import { checkPolicy, robotsPolicy, type RobotsHttpOutcome, type RobotsPolicy, type RobotsSemantics, type RobotsTxt } from '../src/parse/robots/index.js';
 import { emitRobots, parseRobotsBody } from './body-parsers.js';
-import { emitAgentRows } from './robots-agents.js';
+import { emitAgentRows, emitLicenses } from './robots-agents.js';
+import type { LicenseLine } from '../src/parse/robots/index.js';
 import { robotsFileStatus } from '../src/resolve/file-status.js';
 import { fileRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
@@ -15,10 +16,15 @@ import type { Referrals } from './referral-registry.js';
  * `closeConnection`: robots.txt is the last request to this host (FetchRequest.closeConnection).
  */
 export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, record = true, closeConnection = false): Promise<RobotsPolicy> {
+  return (await crawlRobotsFile(ctx, host, via, record, closeConnection)).policy;
+}
+
+/** crawlRobots, with the file's `License:` lines (RSL 1.0; none when not recorded). */
+export async function crawlRobotsFile(ctx: CrawlContext, host: string, via: Via, record = true, closeConnection = false): Promise<{ policy: RobotsPolicy; licenses: LicenseLine[] }> {
   const parse = parseRobotsBody;
   if (!record) {
     const outcome = await ctx.fetcher.fetch({ url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, signal: ctx.signal, closeConnection }, parse);
-    return policyOf(outcome.status, outcome.error, outcome.body?.txt ?? null, false, ctx.options.robotsSemantics);
+    return { policy: policyOf(outcome.status, outcome.error, outcome.body?.txt ?? null, false, ctx.options.robotsSemantics), licenses: [] };
   }
   const got = await obtainFile(ctx, { url: `https://${host}/robots.txt`, kind: 'robots.txt', subject: host, closeConnection }, parse);
   const { out, stats } = ctx;
@@ -28,6 +34,7 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
 
   const rules = emitRobots(out, host, txt, policy, ctx.options.verdictAgents, ctx.options.verdictPaths, ctx.options.robotsSemantics);
   const usage = emitAgentRows(out, host, txt, policy, ctx.options.agents);
+  const lic = emitLicenses(out, host, txt, got.file.url ?? `https://${host}/robots.txt`);
   // What the content is, however it was obtained.
   const { status, valid } = got.file.fetchStatus !== null || got.body === null
     ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
@@ -45,15 +52,15 @@ export async function crawlRobots(ctx: CrawlContext, host: string, via: Via, rec
       robotsAllowed: null,
       records: rules,
       variables: txt ? txt.sitemaps.length + txt.others.length : 0,
-      errors: (txt ? txt.issues.filter((i) => i.severity === 'error').length : 0) + usage.errors,
-      warnings: (txt ? txt.issues.filter((i) => i.severity === 'warning').length : 0) + usage.warnings,
+      errors: (txt ? txt.issues.filter((i) => i.severity === 'error').length : 0) + usage.errors + lic.errors,
+      warnings: (txt ? txt.issues.filter((i) => i.severity === 'warning').length : 0) + usage.warnings + lic.warnings,
       lines: got.body?.lines ?? null,
       ...bodyColumns(got),
     }),
   );
   stats.countFile('robots.txt', status);
   await out.settle();
-  return policy;
+  return { policy, licenses: lic.licenses };
 }
 
 /**

@@ -5,7 +5,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { tableNames } from '../schemas/tables.js';
-import { writeNightSummary } from '../src/report/night-summary.js';
 import { commitMemoryLimit, compactStaged, withMemoryRetry } from '../src/sink/compact.js';
 import { doubledDuckDbSize } from '../src/util/duckdb-size.js';
 import { planCommit, planTables, publishPlan, writeRunManifest, type StagedPart } from '../src/sink/index.js';
@@ -15,6 +14,15 @@ import type { CrawlOptions, CrawlResult } from './crawl-options.js';
 import type { RunJournal, RunState } from './run-journal.js';
 import type { RunStats } from './run-stats.js';
 import { writeShardReport, type ShardReport, type Stage } from './shard-exchange.js';
+
+/**
+ * The night summary, loaded when the commit reaches it: the report's SQL layer and DuckDB stay out
+ * of the crawl's module graph (a crawl maps DuckDB only for its commit; .dependency-cruiser.cjs).
+ */
+async function summarizeNight(outDir: string, runId: string, memoryLimit: string): Promise<unknown> {
+  const { writeNightSummary } = await import('../src/report/night-summary.js');
+  return writeNightSummary(outDir, runId, { memoryLimit });
+}
 
 /**
  * Step 1 of the commit: the staged parts are rewritten into the reader's layout (one sorted part
@@ -71,7 +79,7 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
   // The night's summary for the report (src/report/night-summary.ts), into the manifest just written. Without it
   // (a failure, a kill before it) the report reads the views for this night: nothing is lost.
   // The summary's joins need more room than the compaction's sort (which spills): twice the commit's limit to start.
-  await withMemoryRetry(doubledDuckDbSize(commitMemoryLimit()) ?? commitMemoryLimit(), (memoryLimit) => writeNightSummary(options.outDir, manifest.run_id, { memoryLimit }), () => {}, 3).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
+  await withMemoryRetry(doubledDuckDbSize(commitMemoryLimit()) ?? commitMemoryLimit(), (memoryLimit) => summarizeNight(options.outDir, manifest.run_id, memoryLimit), () => {}, 3).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
   const sr = state.shardReport as { stage: Stage; report: ShardReport } | null;
   if (sr && options.shard) await writeShardReport(options.outDir, manifest.snapshot_date, options.shard, sr.stage, sr.report);
   await journal.remove();

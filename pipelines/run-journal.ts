@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { tableNames, type TableName } from '../schemas/tables.js';
 import type { PlannedPart, StagedPart } from '../src/sink/index.js';
+import { replaceFileAtomically } from '../src/util/atomic-file.js';
 import { isDoneSet, type DoneSet } from './pool.js';
 
 /**
@@ -124,15 +125,7 @@ export class RunJournal {
 
   /** Writes the checkpoint atomically (a temporary file unique to this call, fsync, rename). */
   async save(state: RunState): Promise<void> {
-    const tmp = path.join(this.dir, `state.json.${randomBytes(6).toString('hex')}.tmp`);
-    const h = await open(tmp, 'w');
-    try {
-      await h.writeFile(JSON.stringify(state));
-      await h.sync();
-    } finally {
-      await h.close();
-    }
-    await rename(tmp, path.join(this.dir, 'state.json'));
+    await replaceFileAtomically(path.join(this.dir, 'state.json'), JSON.stringify(state));
   }
 
   /** After the commit: nothing of the run is left in staging. */

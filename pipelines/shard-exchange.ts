@@ -1,5 +1,6 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { replaceFileAtomically } from '../src/util/atomic-file.js';
 import type { Shard } from '../src/util/shard.js';
 
 /**
@@ -43,14 +44,7 @@ export async function writeShardReport(outDir: string, snapshotDate: string, sha
   const dir = exchangeDir(outDir, snapshotDate, shard);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${stage}-${shard.index}.json`);
-  const h = await open(`${file}.tmp`, 'w');
-  try {
-    await h.writeFile(JSON.stringify(report));
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-  await rename(`${file}.tmp`, file);
+  await replaceFileAtomically(file, JSON.stringify(report));
 }
 
 /** Every shard's report of `stage`; throws naming the shards that have not finished it. */

@@ -89,7 +89,7 @@ export const tables = {
       c('url', 'string', 'requested URL', { nullable: false }),
       c('host', 'string', 'host of the requested URL'),
       c('subject', 'string', 'subject the request was made for'),
-      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json' or 'store_page'", { dict: true }),
+      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'store_page', or with --ai-signals 'tdmrep.json', 'llms.txt', 'rsl'", { dict: true }),
       c('status_code', 'int32', 'final HTTP status, null when no HTTP answer'),
       c('final_url', 'string', 'URL of the last response in the redirect chain'),
       c('redirects', 'string[]', 'redirect chain: every URL redirected to, in order'),
@@ -104,6 +104,8 @@ export const tables = {
       c('attempts', 'int32', 'tries made (1 + retries)'),
       c('started_at', 'timestamp', 'when the request started (UTC)'),
       c('duration_ms', 'int32', 'wall time of the whole request, redirects and body included'),
+      c('tdm_reservation', 'string', "the last response's tdm-reservation header as served (TDMRep §3.2: '1' reserves text and data mining rights, '0' does not), null when absent", { dict: true }),
+      c('tdm_policy', 'string', "the last response's tdm-policy header as served (TDMRep §3.2: URL of the TDM policy), null when absent"),
     ],
   },
   files: {
@@ -111,7 +113,7 @@ export const tables = {
     grain: '(subject, file_kind) resolved',
     columns: [
       c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
-      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt or sellers.json', { nullable: false, dict: true }),
+      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt or sellers.json; with --ai-signals also tdmrep.json, llms.txt, rsl (an RSL licence)', { nullable: false, dict: true }),
       c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url' (a developer host, however apps reached it: each app's path, direct or 'developer_url_parent', is its hops row), 'ad_system', 'intermediary' (a sellers.json reached through an INTERMEDIARY/BOTH entry, not itself an ad system named by a record)", { dict: true }),
       c('url', 'string', 'URL whose body was used (after redirects), null if none'),
       c('status', 'string', `what the content was, on every night however it was obtained: ${FILE_STATUSES.join(', ')}`, { dict: true }),
@@ -246,6 +248,58 @@ export const tables = {
       c('line_no', 'int32', '1-based line number', { nullable: false }),
     ],
   },
+  // --- Consent signals beyond robots.txt (docs/reference/ai-signals.md) ---
+  robots_licenses: {
+    name: 'robots_licenses',
+    grain: 'License line of a robots.txt (RSL 1.0: the URL of the site licence)',
+    columns: [
+      c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
+      c('url', 'string', 'the value as written', { nullable: false }),
+      c('resolved_url', 'string', "the value resolved against the robots.txt's URL, null when it is no http(s) URL"),
+      c('same_host', 'bool', 'the licence is on the host itself (only such a licence is fetched, with --ai-signals)', { nullable: false }),
+      c('line_no', 'int32', '1-based line number', { nullable: false }),
+    ],
+  },
+  tdmrep_rules: {
+    name: 'tdmrep_rules',
+    grain: 'rule of a /.well-known/tdmrep.json (W3C TDMRep, Final Community Group Report 2024-05-10)',
+    columns: [
+      c('host', 'string', 'host the file was fetched for', { nullable: false }),
+      c('rule_no', 'int32', '1-based position in the array (TDMRep: the first rule that matches a path decides)', { nullable: false }),
+      c('location', 'string', 'the location pattern as written (robots.txt syntax: * and $), null when missing'),
+      c('tdm_reservation', 'int32', '1 (rights reserved) or 0 (not reserved); null when missing or not 0/1 (an issue row says which)'),
+      c('tdm_policy', 'string', 'the tdm-policy URL as written, null when absent'),
+      c('matches_root', 'bool', "the location matches the path '/' (RFC 9309 matching), so the rule speaks for the site's home page", { nullable: false }),
+    ],
+  },
+  rsl_licenses: {
+    name: 'rsl_licenses',
+    grain: '<license> of a <content> element of an RSL licence (RSL 1.0)',
+    columns: [
+      c('host', 'string', 'site whose robots.txt License line named the file', { nullable: false }),
+      c('url', 'string', 'URL the licence was read from', { nullable: false }),
+      c('content_no', 'int32', '1-based position of the <content> element', { nullable: false }),
+      c('content_url', 'string', "the <content url> attribute as written (a URL or a robots.txt path pattern)"),
+      c('license_no', 'int32', '1-based position of the <license> in its <content>; null for a <content> without one', {}),
+      c('permits', 'string[]', "what <permits> elements allow, each 'type:value' ('usage:ai-train', 'user:commercial', 'geo:US'); values split on spaces and commas"),
+      c('prohibits', 'string[]', "what <prohibits> elements forbid, each 'type:value'"),
+      c('payment_type', 'string', "the <payment type> attribute as written (free when the element has no type), null without <payment>", { dict: true }),
+    ],
+  },
+  llms_txt: {
+    name: 'llms_txt',
+    grain: 'llms.txt read (the llms.txt proposal, llmstxt.org, 2024-09-03)',
+    columns: [
+      c('host', 'string', 'host the file was fetched for', { nullable: false }),
+      c('markdown', 'bool', 'the body is Markdown that opens with the H1 title the proposal requires (not an HTML page)', { nullable: false }),
+      c('title', 'string', 'text of the first H1 heading, null when none'),
+      c('summary', 'string', 'the blockquote after the title (at most 256 characters), null when none'),
+      c('sections', 'int32', 'H2 headings (the file-list sections)', { nullable: false }),
+      c('links', 'int32', 'links written in Markdown link syntax, outside fenced code', { nullable: false }),
+      c('bytes', 'int64', 'body bytes', { nullable: false }),
+    ],
+  },
+  // --- end of consent signals ---
   agents_catalogue: {
     name: 'agents_catalogue',
     grain: 'catalogue agent, once per run (the catalogue the night used)',

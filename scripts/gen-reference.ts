@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { FILE_STATUSES, OBTAINED, tables } from '../schemas/tables.js';
 import { adsTxtIssueCodes } from '../src/parse/adstxt/index.js';
 import { SELLERS_ISSUE_CODES } from '../src/parse/sellers/types.js';
+import { consentIssueCodes } from '../src/parse/consent/index.js';
 import { commands } from '../src/cli/main.js';
 import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings } from './reference-meanings.js';
 
@@ -91,7 +92,7 @@ async function robotsCodes(): Promise<[string, string, string][]> {
 
 /** parse-issues.md: every `parse_issues.code`, per parser. */
 async function renderIssues(): Promise<string> {
-  const out = [NOTE('src/parse/adstxt/issue-codes.ts, src/parse/sellers/types.ts and src/parse/robots/'), '', '# Parse-issue codes', ''];
+  const out = [NOTE('src/parse/adstxt/issue-codes.ts, src/parse/sellers/types.ts, src/parse/robots/ and src/parse/consent/issue-codes.ts'), '', '# Parse-issue codes', ''];
   out.push(
     'Every row of `parse_issues` (and every `issue` event of `adsnap parse`) carries one of these stable codes.',
     'Severity: `error` — the line authorizes nothing (no record is kept); `warning` — kept, but suspect;',
@@ -110,6 +111,8 @@ async function renderIssues(): Promise<string> {
   for (const [code, sev] of Object.entries(SELLERS_ISSUE_CODES)) out.push(`| \`${code}\` | ${sev} | ${cell(sellersIssueMeanings[code] ?? NOT_DESCRIBED)} |`);
   out.push('', '## robots.txt', '', 'The codes the parser in `src/parse/robots/` reports.', '', '| code | severity | meaning |', '|---|---|---|');
   for (const [code, sev, msg] of await robotsCodes()) out.push(`| \`${code}\` | ${sev} | ${cell(robotsIssueMeanings[code] ?? (msg || NOT_DESCRIBED))} |`);
+  out.push('', '## tdmrep.json, RSL licences, llms.txt (crawl --ai-signals)', '', 'From `consentIssueCodes` (`src/parse/consent/issue-codes.ts`); `parse_issues.file_kind` is the file kind. See [ai-signals.md](ai-signals.md).', '', '| code | file kind | severity | meaning | spec |', '|---|---|---|---|---|');
+  for (const c of consentIssueCodes) out.push(`| \`${c.code}\` | ${c.kind} | ${c.severity} | ${cell(c.meaning)} | ${cell(c.spec)} |`);
   return out.join('\n') + '\n';
 }
 

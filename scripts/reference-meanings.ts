@@ -53,7 +53,8 @@ export const robotsIssueMeanings: Record<string, string> = {
   USER_AGENT_NOT_TOKEN: 'the user-agent value is not a product token; the message says what it matches as',
   KEY_TYPO: 'a misspelt key was accepted (`dissallow` → `disallow`)',
   MISSING_COLON: 'whitespace accepted in place of `:`',
-  UNKNOWN_DIRECTIVE: 'a record other than the known ones (`crawl-delay`, `host`, `clean-param`, `request-rate`, `visit-time`, `noindex`, …); kept as data',
+  UNKNOWN_DIRECTIVE: 'a record other than the known ones (`crawl-delay`, `host`, `clean-param`, `request-rate`, `visit-time`, `noindex`, `license`, …); kept as data',
+  LICENSE_NOT_URL: '`License:` (RSL 1.0) whose value is no http(s) URL, even relative to the robots.txt; kept in robots_licenses with resolved_url null',
   UTF16_DECODED: 'file-level: a UTF-16 body was decoded',
   ISSUES_CAPPED: 'file-level: more than 200 line issues; the rest are only counted',
 };
@@ -61,7 +62,7 @@ export const robotsIssueMeanings: Record<string, string> = {
 export const fileStatusMeanings: Record<string, string> = {
   ok: 'the content was the kind asked for (an ads.txt with at least one record that is not the placeholder; a robots.txt or sellers.json read as such)',
   placeholder: 'ads.txt 1.1 §3.2.1: every record is the placeholder record; valid, authorizes nobody',
-  empty: 'no record and no variable (ads.txt), or no bytes / `"sellers": []` (sellers.json)',
+  empty: 'no record and no variable (ads.txt), or no bytes / `"sellers": []` (sellers.json); no bytes (tdmrep.json, llms.txt, an RSL licence)',
   html: 'an HTML page (a soft 404): no records; never valid',
   invalid_content_type: 'records kept, but the Content-Type is not text/plain; `valid = false`',
   too_large: 'cut at the byte cap; what was read is kept, never valid (a robots.txt still sets the policy from its first 500 KiB, RFC 9309 §2.5)',
@@ -73,7 +74,7 @@ export const fileStatusMeanings: Record<string, string> = {
   redirect_error: 'a redirect the kind does not allow (`fetches.error` says which: loop, limit, scope, invalid)',
   unreachable: 'no HTTP answer (`fetches.error` says why: a DNS class, `connect`, `tls`, `timeout`, `reset`, `blocked_address`, …), or a body that failed half-way',
   disallowed_by_robots: 'not asked, because robots.txt disallows it (only with `--obey-robots all`; store pages always)',
-  invalid_json: 'sellers.json: not JSON',
+  invalid_json: 'sellers.json: not JSON; tdmrep.json: not JSON, or not an array of rules (TDMRep §3.1)',
   not_sellers_json: 'sellers.json: valid JSON but no `sellers` array',
 };
 

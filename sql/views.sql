@@ -596,3 +596,83 @@ FROM adsnap_agent_rollup(false);
 CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS
 SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(true);
+
+-- --- Consent signals beyond robots.txt (docs/reference/ai-signals.md) ---
+CREATE OR REPLACE VIEW robots_licenses AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_licenses/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('robots_licenses'));
+CREATE OR REPLACE VIEW tdmrep_rules AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/tdmrep_rules/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('tdmrep_rules'));
+CREATE OR REPLACE VIEW rsl_licenses AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/rsl_licenses/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('rsl_licenses'));
+CREATE OR REPLACE VIEW llms_txt AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/llms_txt/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('llms_txt'));
+
+-- site_ai_consent: one row per night and listed site, every consent signal side by side.
+-- ai_agents_blocked_by_name: catalogue agents whose purpose is training, data, assistant or agent
+--   that the site's own group for them blocks fully; null when the robots.txt content was not seen
+--   (agent_sites.blocked 'unknown': a wall, a 429, a 5xx, a network failure).
+-- content_signal_ai_train: the first Content-Signal ai-train value ('yes'/'no') of the '*' group
+--   (or outside any group); null when none.
+-- tdm_reservation / tdm_policy: the first tdmrep.json rule whose location matches '/' (TDMRep:
+--   "the first in sequence"), else a tdm-reservation header on any response of the site that night,
+--   or on the earlier answer a file not fetched anew that night was read from (1 when any said 1);
+--   null when nothing said. Headers speak for the resource they came with
+--   (robots.txt, ads.txt): the well-known file is the site-wide word, so it ranks first here.
+-- rsl_license_url: the first robots.txt License line (resolved). llms_txt: a Markdown llms.txt was
+--   served (true), asked and not (false), not asked (null: a night without --ai-signals).
+-- Sites by combination of signals: docs/reference/ai-signals.md.
+CREATE OR REPLACE VIEW site_ai_consent AS
+WITH sites AS (
+  SELECT DISTINCT snapshot_date, target AS host FROM targets WHERE target_kind = 'domain'
+), ai AS (
+  SELECT DISTINCT snapshot_date, user_agent FROM agents_catalogue WHERE purpose IN ('training', 'data', 'assistant', 'agent')
+), star AS (
+  SELECT snapshot_date, host, blocked FROM agent_sites
+), named AS (
+  SELECT a.snapshot_date, a.host, count(*) AS n FROM robots_agent_access a
+  SEMI JOIN ai ON ai.snapshot_date = a.snapshot_date AND ai.user_agent = a.user_agent
+  WHERE a.blocked = 'full' AND a.via = 'own_group'
+  GROUP BY ALL
+), signal AS (
+  SELECT snapshot_date, host, arg_min(lower(value), line_no) AS ai_train FROM robots_usage_signals
+  WHERE directive = 'content-signal' AND key = 'ai-train' AND (group_no IS NULL OR list_contains(user_agents, '*'))
+  GROUP BY ALL
+), rule AS (
+  SELECT snapshot_date, host, arg_min(tdm_reservation, rule_no) AS reservation, arg_min(tdm_policy, rule_no) AS policy
+  FROM tdmrep_rules WHERE matches_root GROUP BY ALL
+), tdm_answers AS (
+  SELECT snapshot_date, subject, final_url, trim(tdm_reservation) AS r, tdm_policy FROM fetches WHERE trim(tdm_reservation) IN ('0', '1')
+), tdm_heard AS (
+  SELECT snapshot_date, subject, r, tdm_policy FROM tdm_answers
+  UNION ALL
+  -- A file not fetched anew that night (a 304, a fresh copy reused, a copy carried forward) keeps
+  -- the headers of the answer its copy came from: RFC 9111 §4.3.4, a 304 updates stored headers,
+  -- it does not drop them (most servers do not repeat a custom header on a 304).
+  SELECT f.snapshot_date, f.subject, a.r, a.tdm_policy FROM files f
+  ASOF JOIN tdm_answers a ON a.subject = f.subject AND a.final_url = f.url AND f.snapshot_date > a.snapshot_date
+  WHERE f.obtained IN ('revalidated', 'reused', 'carried_forward')
+), header AS (
+  SELECT snapshot_date, subject AS host, max(CAST(r AS INTEGER)) AS reservation,
+         max(tdm_policy) FILTER (WHERE r = '1') AS policy_1, max(tdm_policy) FILTER (WHERE r = '0') AS policy_0
+  FROM tdm_heard GROUP BY ALL
+), licence AS (
+  SELECT snapshot_date, host, arg_min(coalesce(resolved_url, url), line_no) AS url FROM robots_licenses GROUP BY ALL
+), llms AS (
+  SELECT snapshot_date, subject AS host, bool_or(valid) AS served FROM files WHERE file_kind = 'llms.txt' GROUP BY ALL
+)
+SELECT s.snapshot_date, s.host,
+       CASE WHEN st.blocked <> 'unknown' THEN CAST(coalesce(n.n, 0) AS INTEGER) END AS ai_agents_blocked_by_name,
+       sg.ai_train AS content_signal_ai_train,
+       CAST(coalesce(r.reservation, h.reservation) AS INTEGER) AS tdm_reservation,
+       CASE WHEN r.reservation IS NOT NULL THEN r.policy WHEN h.reservation = 1 THEN h.policy_1 WHEN h.reservation = 0 THEN h.policy_0 END AS tdm_policy,
+       l.url AS rsl_license_url,
+       m.served AS llms_txt
+FROM sites s
+LEFT JOIN star st ON st.snapshot_date = s.snapshot_date AND st.host = s.host
+LEFT JOIN named n ON n.snapshot_date = s.snapshot_date AND n.host = s.host
+LEFT JOIN signal sg ON sg.snapshot_date = s.snapshot_date AND sg.host = s.host
+LEFT JOIN rule r ON r.snapshot_date = s.snapshot_date AND r.host = s.host
+LEFT JOIN header h ON h.snapshot_date = s.snapshot_date AND h.host = s.host
+LEFT JOIN licence l ON l.snapshot_date = s.snapshot_date AND l.host = s.host
+LEFT JOIN llms m ON m.snapshot_date = s.snapshot_date AND m.host = s.host;
+-- --- end of consent signals ---

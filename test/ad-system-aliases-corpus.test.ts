@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { parseAdsTxt } from '../src/parse/adstxt/index.js';
 import { corpusPath, describeWithCorpus } from './helpers/corpus.js';
 import { useTempDirs } from './helpers/tmp.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { isValidDnsName } from '../src/util/domain.js';
 import { packageRoot } from '../src/util/package-root.js';
 import { useTempDirs } from './helpers/tmp.js';

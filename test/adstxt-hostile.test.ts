@@ -11,23 +11,37 @@ const prng = (seed: number) => {
 };
 
 describe('hostile input: no crash, bounded memory', () => {
-  it('random bytes in random chunks', () => {
+  it('random bytes in random chunks: the same events and summary as one push, every line counted', () => {
     const rnd = prng(1);
     for (let round = 0; round < 5; round++) {
       const bytes = new Uint8Array(256 * 1024);
       for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(rnd() * 256);
       if (round === 1) bytes.set([0xff, 0xfe]); // UTF-16 garbage
-      let events = 0;
-      const p = new AdsTxtParser({ onRecord: () => events++, onVariable: () => events++, onIssue: () => events++ }, { fileKind: 'ads.txt' });
+      const streamed = { records: [] as unknown[], variables: [] as unknown[], issues: [] as unknown[] };
+      const p = new AdsTxtParser(
+        { onRecord: (r) => streamed.records.push(r), onVariable: (v) => streamed.variables.push(v), onIssue: (i) => streamed.issues.push(i) },
+        { fileKind: 'ads.txt' },
+      );
       for (let i = 0; i < bytes.length; ) {
         const n = 1 + Math.floor(rnd() * 5000);
         p.push(bytes.subarray(i, i + n));
         i += n;
       }
       const s = p.end();
+      // Chunk boundaries (inside a CRLF, a UTF-8 sequence, a line) change nothing.
+      const whole = parseAdsTxt(bytes, { fileKind: 'ads.txt' });
+      expect(s, `round ${round}`).toEqual(whole.summary);
+      expect(streamed, `round ${round}`).toEqual({ records: whole.records, variables: whole.variables, issues: whole.issues });
       expect(s.bytes).toBe(bytes.length);
-      expect(s.lines).toBeGreaterThan(0);
-      expect(events).toBeGreaterThan(0);
+      if (round !== 1) {
+        // UTF-8 (invalid sequences replaced): CR, LF and CRLF each end one line, counted on the raw bytes.
+        const text = Buffer.from(bytes).toString('latin1');
+        const ends = text.match(/\r\n|\r|\n/g)?.length ?? 0;
+        expect(s.lines, `round ${round}`).toBe(ends + (/[\r\n]$/.test(text) ? 0 : 1));
+      }
+      const lineNos = [...whole.records, ...whole.issues].map((e) => (e as { lineNo: number | null }).lineNo).filter((n): n is number => n !== null);
+      expect(lineNos.every((n) => n >= 1 && n <= s.lines)).toBe(true);
+      expect(whole.issues.length).toBeGreaterThan(0);
     }
   });
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { FILE_STATUSES } from '../schemas/tables.js';
 import { parseAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 import { packageRoot } from '../src/util/package-root.js';

@@ -2,7 +2,7 @@ import { DUCKDB_TYPE } from './helpers/snapshot-rows.js';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSnapshotDb, summarizeSnapshot } from '../pipelines/summary.js';
+import { openSnapshotDb, summarizeSnapshot } from '../src/sql/snapshot-db.js';
 import { tables } from '../schemas/tables.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { rootDomain } from '../src/util/domain.js';

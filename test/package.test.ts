@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './helpers/corpus.js';
@@ -45,6 +45,12 @@ describe('the npm package', () => {
     const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
     const v = spawnSync(process.execPath, [bin, '--version'], { cwd: dir, encoding: 'utf8' });
     expect([v.status, v.stdout.trim()]).toEqual([0, expect.stringContaining(version)]);
+
+    // The library by its name, as a project that depends on it imports it: the main export and adsnap/simweb.
+    mkdirSync(path.join(dir, 'node_modules'));
+    symlinkSync(app, path.join(dir, 'node_modules', 'adsnap'), 'dir');
+    const lib = spawnSync(process.execPath, ['--input-type=module', '-e', "const a = await import('adsnap'); const s = await import('adsnap/simweb'); console.log(typeof a.crawl, typeof a.parseAdsTxt, typeof a.tables, typeof a.startSimweb, typeof s.startSimweb)"], { cwd: dir, encoding: 'utf8' });
+    expect([lib.status, lib.stdout.trim()], lib.stderr).toEqual([0, 'function function object undefined function']);
 
     const demo = spawnSync(process.execPath, [bin, 'demo', '--out', 'out'], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
     expect(demo.status, demo.stderr.slice(-2000)).toBe(0);

@@ -2,7 +2,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawlOptions } from '../pipelines/crawl.js';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import type { DnsFate, NamePlan } from '../src/simweb/net-layout.js';
 import { syntheticName } from '../src/simweb/names.js';

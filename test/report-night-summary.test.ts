@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
 import { reparse } from '../pipelines/reparse.js';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { buildReport, type ReportJson } from '../src/report/index.js';
 import { summaryKey, writeNightSummary, type NightSummary } from '../src/report/night-summary.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
 import { reparse } from '../pipelines/reparse.js';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { normaliseUrlPath, parseRobotsTxt, pathFromUrl, RobotsMatcher, urlPathOctets, type RobotsSemantics, type RobotsTxt } from '../src/parse/robots/index.js';
 import { corpusPath, describeWithCorpus, hasCorpus } from './helpers/corpus.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';

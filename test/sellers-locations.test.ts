@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { splitSql } from '../pipelines/summary.js';
+import { splitSql } from '../src/sql/snapshot-db.js';
 import { AdsTxtParser } from '../src/parse/adstxt/index.js';
 import { LineCounter } from '../src/text/line-count.js';
 import { intermediaryToFetch, planNextRound, sellerDomainHost } from '../src/resolve/intermediaries.js';

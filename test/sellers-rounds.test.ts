@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawlOptions } from '../pipelines/crawl.js';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { tables } from '../schemas/tables.js';
 import { shippedLocationsFile } from '../src/resolve/sellers-location.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { createTestTls } from './helpers/tls.js';
 import { useTempDirs } from './helpers/tmp.js';

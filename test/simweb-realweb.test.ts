@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { syntheticName } from '../src/simweb/names.js';
 import { seedOf } from '../src/simweb/prng.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,19 @@ import { makeZip } from './helpers/make-zip.js';
 import { useTempDirs } from './helpers/tmp.js';
 
 const dir = useTempDirs('sources')();
+
+/** How many of this process's file descriptors are open on `file` (Linux: /proc/self/fd). */
+function openDescriptorsOf(file: string): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === file) n++;
+    } catch {
+      // closed while listing (the listing's own descriptor)
+    }
+  }
+  return n;
+}
 const file = (name: string, data: string | Uint8Array) => {
   const p = path.join(dir, name);
   writeFileSync(p, data);
@@ -299,17 +312,22 @@ describe('openLines errors and early close', () => {
     await expect(collect(openLines(path.join(dir, 'nope.txt')))).rejects.toMatchObject({ code: 'LIST_UNREADABLE' });
   });
 
-  it('closing a zip early never crashes (10 runs)', async () => {
+  it('stopping early closes the zip: when the loop is left, the file is released (10 runs)', async () => {
     const p = file('big.zip', makeZip([{ name: 'big.txt', data: text.repeat(5) }]));
+    expect(openDescriptorsOf(p)).toBe(0);
     for (let run = 0; run < 10; run++) {
       let n = 0;
-      for await (const _ of openLines(p)) if (++n === 1000) break;
+      for await (const _ of openLines(p)) {
+        if (n === 0) expect(openDescriptorsOf(p)).toBeGreaterThan(0); // the check sees an open list
+        if (++n === 1000) break;
+      }
       expect(n).toBe(1000);
+      expect(openDescriptorsOf(p)).toBe(0);
     }
     // and a list reader stopped by --limit on the same zip
     const { list } = await readAll(p, { limit: 5 });
     expect(list).toHaveLength(5);
-    await new Promise((r) => setTimeout(r, 50)); // let any stray close errors surface
+    expect(openDescriptorsOf(p)).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSnapshotDb } from '../pipelines/summary.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { scanSql } from '../src/cli/commands/sql.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { runCli } from './helpers/run-cli.js';

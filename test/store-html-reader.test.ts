@@ -4,10 +4,10 @@ import { performance } from 'node:perf_hooks';
 import { Parser } from 'htmlparser2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Fetcher, resolveFetchConfig } from '../src/fetch/index.js';
-import { FetchFailure } from '../src/fetch/errors.js';
 import type { HtmlHandler } from '../src/parse/store/html-reader.js';
 import { StorePageScanner } from '../src/parse/store/store-page-scanner.js';
-import { parseStorePage, type StorePageInfo } from '../src/parse/store/index.js';
+import { parseStorePage, StorePageDeadlineError, type StorePageInfo } from '../src/parse/store/index.js';
+import { asFetchTimeout } from '../pipelines/app-job.js';
 import { corpusDir, corpusPath, hasCorpus, repoRoot } from './helpers/corpus.js';
 import { noDns, startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { createTestTls, type TestTls } from './helpers/tls.js';
@@ -128,11 +128,10 @@ describe('the request deadline is checked while a store page is parsed', () => {
     })();
   }
 
-  it('gives up after the first chunk parsed past the deadline: FetchFailure timeout, reading stopped', async () => {
+  it('gives up after the first chunk parsed past the deadline: StorePageDeadlineError, reading stopped', async () => {
     const clock = { t: 0, pulled: 0, closed: false };
     const p = parseStorePage(clockedBody(clock, meta), 'google_play', { deadlineAt: 35, now: () => clock.t });
-    await expect(p).rejects.toThrow(FetchFailure);
-    await expect(p).rejects.toMatchObject({ code: 'timeout' });
+    await expect(p).rejects.toThrow(StorePageDeadlineError);
     expect([clock.pulled, clock.closed]).toEqual([4, true]);
   });
 
@@ -180,7 +179,8 @@ describe('the request deadline is checked while a store page is parsed', () => {
       const o = await fetcher.fetch<StorePageInfo>({ url: 'https://store.example/app', kind: 'store_page', subject: 'app' }, (body, m) => {
         seenDeadline = m.deadlineAt;
         atConsume = performance.now();
-        return parseStorePage(body, 'google_play', { deadlineAt: m.deadlineAt, now: () => now(m.deadlineAt) });
+        // As the app job reads a store page: the parser's deadline becomes the fetch's timeout.
+        return parseStorePage(body, 'google_play', { deadlineAt: m.deadlineAt, now: () => now(m.deadlineAt) }).catch(asFetchTimeout);
       });
       return { o, seenDeadline, before, atConsume };
     };

@@ -37,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
-    const { version } = await import('../version.js');
+    const { version } = await import('../util/version.js');
     process.stdout.write(`adsnap ${version}\n`);
     return 0;
   }

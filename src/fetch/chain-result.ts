@@ -51,6 +51,9 @@ export function chainResult<T>(start: ChainStart, answer: HopAnswer | null, read
     attempts: answer?.attempts ?? 0,
     started_at: start.startedAt,
     duration_ms: Math.round(performance.now() - start.t0),
+    // TDMRep §3.2: every response may carry the reservation; kept as served, read by site_ai_consent.
+    tdm_reservation: headerValue(h, 'tdm-reservation'),
+    tdm_policy: headerValue(h, 'tdm-policy'),
   };
   return {
     row,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { defaultUserAgent } from '../version.js';
+import { defaultUserAgent } from '../util/version.js';
 import { parseConnectTo, type ConnectTo } from './connect-to.js';
 import { parseAllowCidr } from './address-guard.js';
 import { dnsResolver, type HostResolver } from './dns-cache.js';
@@ -92,6 +92,10 @@ export const defaultMaxBytes: Readonly<Record<FetchKind, number>> = {
   'robots.txt': 512 * KiB,
   'sellers.json': 256 * MiB,
   store_page: 4 * MiB,
+  // The consent files (--ai-signals): a rule list, a Markdown site map, a licence; real ones are KiB.
+  'tdmrep.json': 1 * MiB,
+  'llms.txt': 4 * MiB,
+  rsl: 4 * MiB,
 };
 
 export const defaultTotalTimeoutMs: Readonly<Record<FetchKind, number>> = {
@@ -100,6 +104,9 @@ export const defaultTotalTimeoutMs: Readonly<Record<FetchKind, number>> = {
   'robots.txt': 30_000,
   'sellers.json': 300_000,
   store_page: 30_000,
+  'tdmrep.json': 30_000,
+  'llms.txt': 30_000,
+  rsl: 30_000,
 };
 
 function int(name: string, v: unknown, fallback: number, min: number): number {

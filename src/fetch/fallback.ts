@@ -5,9 +5,10 @@ import type { FetchKind, FetchRow } from './types.js';
  * HTTPS first, HTTP when HTTPS gave no HTTP answer: ads.txt 1.1 §3.1 and app-ads.txt 1.0 for
  * their files; robots.txt too, since RFC 9309 §2.3 scopes a robots.txt to its scheme, so a site
  * reached over HTTP after HTTPS failed is governed by its http:// robots.txt. Each try is its own
- * chain and its own `fetches` row.
+ * chain and its own `fetches` row. The consent files (--ai-signals) follow the site's files: a site
+ * served over HTTP only still speaks.
  */
-export const HTTP_FALLBACK: ReadonlySet<FetchKind> = new Set(['ads.txt', 'app-ads.txt', 'robots.txt']);
+export const HTTP_FALLBACK: ReadonlySet<FetchKind> = new Set(['ads.txt', 'app-ads.txt', 'robots.txt', 'tdmrep.json', 'llms.txt', 'rsl']);
 
 /**
  * The http:// URL to try after the chain `first`, or null when none is tried. spec-decisions:

@@ -25,6 +25,9 @@ const ACCEPT: Record<FetchKind, string> = {
   'robots.txt': 'text/plain, */*;q=0.5',
   'sellers.json': 'application/json, */*;q=0.5',
   store_page: 'text/html, */*;q=0.5',
+  'tdmrep.json': 'application/json, */*;q=0.5',
+  'llms.txt': 'text/markdown, text/plain;q=0.9, */*;q=0.5',
+  rsl: 'application/rsl+xml, application/xml, text/xml;q=0.9, */*;q=0.5',
 };
 
 /** An absolute http(s) URL without its fragment, or null. */

@@ -14,7 +14,8 @@ import type { FetchKind } from './types.js';
  *   an error too.
  * - robots.txt (RFC 9309 §2.3.1.2): at least five consecutive redirects, across hosts; more →
  *   the file is "unavailable" (`redirect_limit`).
- * - sellers.json, store pages: ordinary redirects, bounded at 10.
+ * - sellers.json, store pages, the consent files (tdmrep.json, llms.txt, an RSL licence): ordinary
+ *   redirects, bounded at 10.
  */
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
@@ -31,6 +32,10 @@ export const redirectPolicies: Readonly<Record<FetchKind, RedirectPolicy>> = {
   'robots.txt': { maxRedirects: 5, adsScope: false },
   'sellers.json': { maxRedirects: 10, adsScope: false },
   store_page: { maxRedirects: 10, adsScope: false },
+  // TDMRep §3.1: "a successful response … or a sequence of redirects that leads to" the file.
+  'tdmrep.json': { maxRedirects: 10, adsScope: false },
+  'llms.txt': { maxRedirects: 10, adsScope: false },
+  rsl: { maxRedirects: 10, adsScope: false },
 };
 
 export interface RedirectState {

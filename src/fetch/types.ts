@@ -1,6 +1,6 @@
 /** The kinds of file the crawl fetches; each has its own redirect policy, byte cap and deadline. */
-export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'store_page';
-export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'store_page'];
+export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'store_page' | 'tdmrep.json' | 'llms.txt' | 'rsl';
+export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'store_page', 'tdmrep.json', 'llms.txt', 'rsl'];
 
 /**
  * What one request chain made: a `fetches` row (contract §3). The fetch layer knows no tables;
@@ -25,6 +25,8 @@ export interface FetchRow {
   attempts: number | null;
   started_at: Date | null;
   duration_ms: number | null;
+  tdm_reservation: string | null;
+  tdm_policy: string | null;
 }
 
 export interface Validators {

@@ -7,14 +7,14 @@
  */
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { openSnapshotDb } from '../../pipelines/summary.js';
+import { openSnapshotDb } from '../sql/snapshot-db.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
 import { SECTIONS, setupSql, bucketLabels, type FigureDef, type ReportWindow } from './figures.js';
 import { chartRows, leftOutNote } from './chart-rows.js';
 import { NO_NIGHT_SUMMARY, nightSummarySetupSql, viewedNightsSql } from './night-summary.js';
 import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
-import { cellConverter } from '../cli/sql-output.js';
+import { cellConverter } from '../sql/output.js';
 import { csvText } from '../text/csv.js';
 import { simulatedBanner, simulatedNights, type SimulatedNight } from './provenance.js';
 import type { Json } from '@duckdb/node-api';

@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { openSnapshotDb } from '../../pipelines/summary.js';
+import { openSnapshotDb } from '../sql/snapshot-db.js';
 import { createOwnerTable, OWNER_TABLE } from './owners.js';
 import { writeRunManifest } from '../sink/index.js';
 import { completedRuns } from '../store/run-manifests.js';

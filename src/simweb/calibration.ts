@@ -242,3 +242,14 @@ export const IPV6_ONLY_SHARE = 0.002;
  */
 export const CNAME_SHARE_SHARED = 0.1;
 export const CNAME_MAX_LINKS = 3;
+
+/**
+ * Consent files beyond robots.txt (crawl --ai-signals; docs/reference/ai-signals.md). Not
+ * calibrated: the corpus holds no tdmrep.json or llms.txt, so these are assumptions that give the
+ * report's consent section every case to show, at shares of the order published studies of
+ * TDMRep and llms.txt adoption report (a few percent of top sites at most).
+ */
+export const TDMREP_WEIGHTS = { none: 0.95, reserve_all: 0.03, reserve_news: 0.01, not_reserved: 0.01 } as const;
+export const LLMS_TXT_WEIGHTS = { none: 0.93, markdown: 0.05, html: 0.02 } as const;
+/** Share of sites whose robots.txt response carries `tdm-reservation: 1` (TDMRep §3.2). */
+export const TDM_HEADER_SHARE = 0.02;

@@ -11,6 +11,7 @@ import { Lru } from './lru.js';
 import { HOSTILE_KINDS, hostileName, parseHostileHost, parseSyntheticHost, syntheticName, type HostileKind } from './names.js';
 import { Rng, hash32 } from './prng.js';
 import { robotsBody, storeRobots } from './robots-body.js';
+import { consentRoute, robotsHeaders } from './consent-body.js';
 import { HTML, JSON_TYPE, NOT_FOUND, TEXT, body, redirect, type HostBehaviour, type HostSpec, type Route } from './route.js';
 import { sellersJson } from './sellers-body.js';
 import { expectedFile, siteSpec, subdomainRecords, type SiteSpec, type WebSize } from './site-spec.js';
@@ -137,6 +138,10 @@ export class SyntheticWeb {
         return body(200, TEXT, renderAdsTxt(this.options.seed, host, plan.records, { variables: plan.variables, quirks: false }).text);
       });
     }
+    if (p.sub === '' || p.sub === 'www') {
+      const consent = consentRoute(this.options.seed, site.root, canonicalHost, bare);
+      if (consent) return consent;
+    }
     return site.outcome === 'soft_404' ? body(200, HTML, soft404Page(host)) : NOT_FOUND;
   }
 
@@ -173,7 +178,7 @@ export class SyntheticWeb {
       case 'server_error': return body(503, HTML, '<html><body>Service Unavailable</body></html>\n');
       default: {
         const canonical = site.canonical === 'www' ? `www.${site.root}` : site.root;
-        return this.cached(`robots:${host}`, () => body(200, site.robots === 'html' ? HTML : TEXT, robotsBody(this.options.seed, host, site.robots, canonical)));
+        return this.cached(`robots:${host}`, () => body(200, site.robots === 'html' ? HTML : TEXT, robotsBody(this.options.seed, host, site.robots, canonical), robotsHeaders(this.options.seed, site.root)));
       }
     }
   }

@@ -18,7 +18,8 @@
 import { link, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { TableName } from '../../schemas/tables.js';
-import { fsyncDir, highestPartNumber, partFileName, partitionDir } from './part-files.js';
+import { fsyncDir } from '../util/atomic-file.js';
+import { highestPartNumber, partFileName, partitionDir } from './part-files.js';
 import type { StagedPart } from './writer-options.js';
 
 export interface PlannedPart {

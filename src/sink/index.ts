@@ -2,10 +2,9 @@
  * The Parquet sink (contract §2–3): snapshot parts per table, committed atomically, and the
  * run manifest. See snapshot-writer.ts for the write path and part-files.ts for naming.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDir } from './part-files.js';
+import { replaceFileAtomically } from '../util/atomic-file.js';
 
 export { openSnapshotWriter } from './snapshot-writer.js';
 export type { CommitResult, CommittedPart, SideParts, SnapshotWriter, WriterStats } from './snapshot-writer.js';
@@ -19,16 +18,7 @@ export async function writeRunManifest(outDir: string, runId: string, manifest: 
   const dir = path.join(outDir, '_runs');
   await mkdir(dir, { recursive: true });
   const final = path.join(dir, `${runId}.json`);
-  const tmp = path.join(dir, `.${runId}.${randomBytes(6).toString('hex')}.json.tmp`);
   const json = JSON.stringify(manifest, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n';
-  const h = await open(tmp, 'w');
-  try {
-    await h.writeFile(json, 'utf8');
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-  await rename(tmp, final);
-  await fsyncDir(dir);
+  await replaceFileAtomically(final, json, { syncDir: true });
   return final;
 }

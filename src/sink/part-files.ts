@@ -9,8 +9,9 @@
  * and sequence are also written into each part's key-value metadata (`adsnap.run_id`,
  * `adsnap.part_seq`).
  */
-import { link, mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
+import { link, mkdir, readdir, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { fsyncDir } from '../util/atomic-file.js';
 
 export function partitionDir(outDir: string, table: string, snapshotDate: string): string {
   return path.join(outDir, table, `snapshot_date=${snapshotDate}`);
@@ -57,19 +58,6 @@ export async function highestPartNumber(dir: string): Promise<number> {
     if (m) max = Math.max(max, Number(m[1]));
   }
   return max;
-}
-
-/** Makes renames/links in `dir` durable (POSIX: the directory entry needs its own fsync). */
-export async function fsyncDir(dir: string): Promise<void> {
-  const h = await open(dir, 'r').catch(() => null);
-  if (!h) return;
-  try {
-    await h.sync();
-  } catch {
-    // some file systems refuse fsync on directories; the link is still atomic
-  } finally {
-    await h.close();
-  }
 }
 
 /** Removes a published part (abort of the run that wrote it). */

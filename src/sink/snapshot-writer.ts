@@ -278,20 +278,7 @@ class ParquetSnapshotWriter implements SnapshotWriter {
 
   async seal(): Promise<StagedPart[]> {
     if (!this.o.stagingDir) throw new Error('seal() is for a writer with a staging directory');
-    await this.flush();
-    // An empty part for every table without one: read_parquet('DIR/t/*/*.parquet') fails on a
-    // table with no file at all, and analysts' queries should not depend on what a run found.
-    const empties: Promise<void>[] = [];
-    for (const st of this.states.values()) {
-      if (!this.staged.some((p) => p.table === st.name)) {
-        this.openPart(st);
-        empties.push(this.finishPart(st));
-      }
-    }
-    await Promise.all(empties);
-    await Promise.all([...this.sealing]);
-    this.check();
-    this.closed = true;
+    await this.finishWithEmptyParts(this.staged);
     this.sealedAll = true;
     await this.encoder.close();
     return this.staged.map(stagedPart);
@@ -309,10 +296,21 @@ class ParquetSnapshotWriter implements SnapshotWriter {
       for (const p of staged) await rm(path.join(this.o.stagingDir, p.file), { force: true });
       return this.result();
     }
+    await this.finishWithEmptyParts(this.committed);
+    await this.encoder.close();
+    return this.result();
+  }
+
+  /**
+   * Flushes, then writes an empty part for every table with none in `written`:
+   * read_parquet('DIR/t/*\/*.parquet') fails on a table with no file at all, and analysts' queries
+   * should not depend on what a run found. Waits for every part to be sealed; the writer is closed.
+   */
+  private async finishWithEmptyParts(written: readonly { table: string }[]): Promise<void> {
     await this.flush();
     const empties: Promise<void>[] = [];
     for (const st of this.states.values()) {
-      if (!this.committed.some((p) => p.table === st.name)) {
+      if (!written.some((p) => p.table === st.name)) {
         this.openPart(st);
         empties.push(this.finishPart(st));
       }
@@ -321,8 +319,6 @@ class ParquetSnapshotWriter implements SnapshotWriter {
     await Promise.all([...this.sealing]);
     this.check();
     this.closed = true;
-    await this.encoder.close();
-    return this.result();
   }
 
   private result(): CommitResult {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
 import { LineSplitter } from '../text/line-splitter.js';
@@ -180,8 +181,12 @@ async function openZipEntry(file: string, label: string, wanted: string | undefi
     await cleanupFile();
     throw new ListReadError('LIST_CORRUPT_ZIP', `${label}: not a readable zip archive (${(err as Error).message})`, { cause: err });
   }
+  // Resolved when the archive's file is closed (yauzl's 'close' comes after its fd is, once the
+  // entry stream is gone too): a reader stopped early has released the list when it returns.
+  const closed = once(zip, 'close').catch(() => undefined); // an 'error' instead: nothing left to wait for
   const closeZip = async () => {
     zip.close();
+    await closed;
     await cleanupFile();
   };
   try {

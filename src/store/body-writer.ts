@@ -12,6 +12,7 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createGzip, gzip, type Gzip } from 'node:zlib';
+import { writeFileSynced } from '../util/atomic-file.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -118,7 +119,7 @@ export class StoreBodyWriter implements BodyWriter {
         const data = await gzipAsync(concat(this.held, this.heldBytes), { level: this.env.level });
         this.held = [];
         this.tmp = await this.env.tempPath();
-        await writeFileExclusive(this.tmp, data, this.env.fsync);
+        await writeFileSynced(this.tmp, data, { flag: 'wx', sync: this.env.fsync });
       }
       // Temp + rename: a reader sees the whole body or none. A concurrent writer of the same
       // bytes may rename over ours: same content, so either copy is right.
@@ -196,16 +197,6 @@ async function exists(p: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function writeFileExclusive(p: string, data: Uint8Array, fsync: boolean): Promise<void> {
-  const h = await open(p, 'wx');
-  try {
-    await h.writeFile(data);
-    if (fsync) await h.sync();
-  } finally {
-    await h.close();
   }
 }
 

@@ -14,9 +14,10 @@
  * a run whose lock was taken from it stops before it commits anything.
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { writeFileSynced } from '../util/atomic-file.js';
 
 export interface LockHolder {
   host: string;
@@ -109,13 +110,7 @@ export class RunLock {
 async function createExclusive(lockPath: string, me: LockHolder): Promise<boolean> {
   // Written under a unique name, then linked: the lock never exists half-written.
   const tmp = `${lockPath}.${me.token}.tmp`;
-  const h = await open(tmp, 'w');
-  try {
-    await h.writeFile(JSON.stringify(me));
-    await h.sync();
-  } finally {
-    await h.close();
-  }
+  await writeFileSynced(tmp, JSON.stringify(me));
   try {
     await link(tmp, lockPath);
     return true;

@@ -12,7 +12,7 @@
  */
 import { stringify, type Cast } from 'csv-stringify/sync';
 
-/** A cell as adsnap's result rows hold it (DuckDB values converted by sql-output's cellConverter). */
+/** A cell as adsnap's result rows hold it (DuckDB values converted by src/sql/output.ts's cellConverter). */
 export type CsvCell = string | number | boolean | null | readonly unknown[] | { readonly [k: string]: unknown };
 
 export interface CsvOptions {

@@ -1,4 +1,4 @@
-import { openSnapshotDb } from '../../pipelines/summary.js';
+import { openSnapshotDb } from '../../src/sql/snapshot-db.js';
 import { tables, type ColumnType } from '../../schemas/tables.js';
 
 /** Columns whose values depend on when and how fast a run went, not on what it found. */

@@ -70,6 +70,11 @@ Fetching:
   --agents-catalogue FILE AI and ad crawlers whose robots.txt treatment is recorded per host
                           (robots_agent_access), instead of the shipped data/agents-catalogue.json;
                           same format (docs/reference/ai-crawlers.md), checked before the crawl
+  --ai-signals            also ask each listed site for its consent files beyond robots.txt:
+                          /.well-known/tdmrep.json (W3C TDMRep), /llms.txt, and the RSL licence a
+                          robots.txt License line names on the site's own host (up to 3 requests
+                          more per site; docs/reference/ai-signals.md). robots.txt License lines
+                          and tdm-reservation/tdm-policy headers are always kept
 
 sellers.json (IAB sellers.json 1.0):
   --sellers-location AD_SYSTEM=URL
@@ -166,6 +171,7 @@ export const command: Command = {
       previous: { type: 'string' },
       revalidate: { type: 'boolean' },
       'reuse-fresh': { type: 'boolean' },
+      'ai-signals': { type: 'boolean' },
       'no-bodies': { type: 'boolean' },
       now: { type: 'string' },
       stage: { type: 'string' },
@@ -277,6 +283,7 @@ export const command: Command = {
         stage,
         previous: values.previous === undefined ? 'auto' : values.previous === 'none' ? null : values.previous,
         reuseFresh: values['reuse-fresh'] ?? false,
+        aiSignals: values['ai-signals'] ?? false,
         keepBodies: !values['no-bodies'],
         now,
         signal: controller.signal,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { crawl } from '../../../pipelines/crawl.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
-import { summarizeSnapshot } from '../../../pipelines/summary.js';
+import { summarizeSnapshot } from '../../sql/snapshot-db.js';
 import { buildReport } from '../../report/index.js';
 import { parseConnectTo } from '../../fetch/index.js';
 import { DEMO_WEB } from '../../simweb/demo-web.js';
@@ -43,6 +43,8 @@ export const command: Command = {
         apps,
         outDir,
         concurrency: intFlag('concurrency', values.concurrency, 32),
+        // The demo shows every signal the report has a section for.
+        aiSignals: true,
         stats,
         fetch: { connectTo: connectTo.map(parseConnectTo), caCerts: [web.caCertPem] },
       });

@@ -5,15 +5,15 @@
  * on a terminal, else the SQL script on stdin.
  */
 import { writeStdout as write } from '../stdout.js';
-import { statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ResultReturnType } from '@duckdb/node-api';
-import { openSnapshotDb } from '../../../pipelines/summary.js';
+import { openSnapshotDb } from '../../sql/snapshot-db.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
-import { FORMATS, printResult, type Format, type OutputOptions } from '../sql-output.js';
+import { FORMATS, printResult, type Format, type OutputOptions } from '../../sql/output.js';
 import { UsageError } from '../usage-error.js';
 import { visibleLines } from '../../text/visible.js';
+import { isDirectory } from '../../util/directory.js';
 
 const usage = `Usage: adsnap sql ROOT… [-c SQL] [--format table|csv|json|ndjson] [--spreadsheet-safe] [-i]
        adsnap sql ROOT… QUERY
@@ -122,14 +122,6 @@ export const command: Command = {
     }
   },
 };
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /** DuckDB's message without the wrapper the statement splitter adds. */
 function sqlError(err: unknown): string {

@@ -31,7 +31,7 @@ export const ROBOTS_MAX_LINE_OCTETS = 2083 * 8 - 1;
 const MAX_LINE_ISSUES = 200;
 
 // Records other than the four RFC/sitemap ones that are common enough to be data, not noise.
-const KNOWN_OTHERS = new Set(['crawl-delay', 'host', 'clean-param', 'request-rate', 'visit-time', 'noindex', 'nofollow', 'noarchive', 'content-signal', 'content-usage', 'ai-training', 'cache-delay']);
+const KNOWN_OTHERS = new Set(['crawl-delay', 'host', 'clean-param', 'request-rate', 'visit-time', 'noindex', 'nofollow', 'noarchive', 'content-signal', 'content-usage', 'ai-training', 'cache-delay', 'license']);
 const TOKEN_KEY = /^[A-Za-z0-9_-]+$/;
 const HTML_START = /^\s*<(?:!doctype|html|head|body|!--|script|meta|title)\b/i;
 // eslint-disable-next-line no-control-regex

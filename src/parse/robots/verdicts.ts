@@ -3,9 +3,8 @@
  * The default agents are the search, ads and AI crawlers analysts ask about, plus adsnap's own
  * product token; the default paths are the site root and the two files adsnap fetches.
  */
+import { productToken } from '../../util/product-token.js';
 import { checkPolicy, type RobotsPolicy } from './access.js';
-
-export const ADSNAP_PRODUCT_TOKEN = 'adsnap';
 
 export const DEFAULT_VERDICT_AGENTS: readonly string[] = Object.freeze([
   'Googlebot',
@@ -23,7 +22,7 @@ export const DEFAULT_VERDICT_AGENTS: readonly string[] = Object.freeze([
   'Applebot-Extended',
   'Amazonbot',
   'meta-externalagent',
-  ADSNAP_PRODUCT_TOKEN,
+  productToken,
 ]);
 
 export const DEFAULT_VERDICT_PATHS: readonly string[] = Object.freeze(['/', '/ads.txt', '/app-ads.txt']);

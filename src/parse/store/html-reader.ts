@@ -36,8 +36,12 @@ export class FlatHtmlReader implements TokenizerCallbacks {
   private readonly buffers: string[] = [];
   private bufferOffset = 0;
 
-  constructor(private readonly cbs: HtmlHandler) {
-    this.tokenizer = new Tokenizer({ decodeEntities: true }, this);
+  /**
+   * `xmlMode` (an RSL licence, src/parse/consent/rsl.ts): XML's tokenizing, where `<x/>` also
+   * closes `<x>` and CDATA is text. Names are still lower-cased.
+   */
+  constructor(private readonly cbs: HtmlHandler, private readonly xmlMode = false) {
+    this.tokenizer = new Tokenizer({ decodeEntities: true, xmlMode }, this);
   }
 
   write(chunk: string): void {
@@ -71,7 +75,9 @@ export class FlatHtmlReader implements TokenizerCallbacks {
 
   onselfclosingtag(): void {
     // In HTML `<a/>` opens `<a>`: the slash means nothing (void elements have no end anyway).
+    const name = this.tagname;
     this.onopentagend();
+    if (this.xmlMode) this.cbs.onclosetag(name);
   }
 
   onclosetag(start: number, endIndex: number): void {
@@ -95,9 +101,11 @@ export class FlatHtmlReader implements TokenizerCallbacks {
     this.attribvalue = '';
   }
 
-  // Comments, CDATA (a comment in HTML content), declarations and processing instructions say
-  // nothing a store page scanner reads.
-  oncdata(): void {}
+  // Comments, declarations and processing instructions say nothing a reader here needs; CDATA is
+  // a comment in HTML content, and text in XML.
+  oncdata(start: number, endIndex: number, endOffset: number): void {
+    if (this.xmlMode) this.cbs.ontext(this.slice(start, endIndex - endOffset));
+  }
   oncomment(): void {}
   ondeclaration(): void {}
   onprocessinginstruction(): void {}

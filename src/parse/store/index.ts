@@ -4,11 +4,18 @@
  * parsing solution"). See store-page-scanner.ts and fallbacks.ts.
  */
 import { performance } from 'node:perf_hooks';
-import { FetchFailure } from '../../fetch/errors.js';
 import { StorePageScanner } from './store-page-scanner.js';
 import type { StoreName, StorePageInfo, StorePageOptions } from './types.js';
 
 export * from './types.js';
+
+/** The reading passed `options.deadlineAt`. Parsers know no network: the caller maps it to its own timeout. */
+export class StorePageDeadlineError extends Error {
+  constructor() {
+    super('whole-request deadline passed while reading the store page');
+    this.name = 'StorePageDeadlineError';
+  }
+}
 
 function scannerFor(store: StoreName, options: StorePageOptions): StorePageScanner {
   const fallbacks = options.fallbacks ?? 'auto';
@@ -51,7 +58,7 @@ export function parseStorePageHtml(html: string, store: StoreName, options: Stor
  * Reads a store page from its body bytes (UTF-8) or a string. Stops reading as soon as the
  * three appstore:* tags have been seen (on Google Play they sit in <head>, ~0.9 MB into a
  * 1.2 MB page), which also ends the download when `html` is a response body. With
- * `options.deadlineAt`, rejects with FetchFailure('timeout') (and stops reading) when the
+ * `options.deadlineAt`, rejects with StorePageDeadlineError (and stops reading) when the
  * deadline has passed after a chunk.
  */
 export async function parseStorePage(html: string | AsyncIterable<Uint8Array>, store: StoreName, options: StorePageOptions = {}): Promise<StorePageInfo> {
@@ -65,7 +72,7 @@ export async function parseStorePage(html: string | AsyncIterable<Uint8Array>, s
     if (s.complete) break;
     // Parsing is linear (html-reader.ts), but chunks already buffered are read back to back
     // without the event loop turning, so the deadline's timer cannot cut this loop: check here.
-    if (deadlineAt !== null && now() >= deadlineAt) throw new FetchFailure('timeout', 'whole-request deadline passed while reading the store page');
+    if (deadlineAt !== null && now() >= deadlineAt) throw new StorePageDeadlineError();
   }
   if (!s.complete) s.write(decoder.decode());
   s.end();

@@ -2,9 +2,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import { tables, type ColumnType, type TableName } from '../schemas/tables.js';
-import { visible } from '../src/text/visible.js';
-import { packageRoot } from '../src/util/package-root.js';
+import { tables, type ColumnType, type TableName } from '../../schemas/tables.js';
+import { packageRoot } from '../util/package-root.js';
+import { isDirectory } from '../util/directory.js';
+import { visible } from '../text/visible.js';
 
 /**
  * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
@@ -61,17 +62,12 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   };
 }
 
+/** A snapshot opened by openSnapshotDb. */
+export type SnapshotDb = Awaited<ReturnType<typeof openSnapshotDb>>;
+
 /** A SQL string literal: the text in single quotes, each single quote doubled. */
 export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Throws unless ROOT holds at least one run manifest (ROOT/_runs/*.json): a complete run. */

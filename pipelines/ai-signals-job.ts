@@ -1,0 +1,59 @@
+import type { ConsentFileKind } from '../src/parse/consent/index.js';
+import type { LicenseLine, RobotsPolicy } from '../src/parse/robots/index.js';
+import { fileRow } from '../src/tables/rows.js';
+import { parseConsentBody } from './consent-bodies.js';
+import type { CrawlContext } from './context.js';
+import { bodyColumns, obtainFile } from './obtain-file.js';
+import { robotsAllows } from './robots-job.js';
+
+/**
+ * `crawl --ai-signals`: the consent files of one listed site (docs/reference/ai-signals.md) —
+ * TDMRep's /.well-known/tdmrep.json, /llms.txt, and the RSL licence its robots.txt's first
+ * `License:` line names when that is on the site's own host (a licence elsewhere is recorded in
+ * robots_licenses but not fetched: another host is no subject of the snapshot). The same fetch
+ * rules as every file: politeness, byte caps, outcomes, robots.txt verdict recorded (obeyed with
+ * --obey-robots all), earlier copies as for any file. One `files` row per file asked.
+ */
+export async function crawlAiSignals(ctx: CrawlContext, host: string, robots: RobotsPolicy, licenses: readonly LicenseLine[]): Promise<void> {
+  await crawlConsentFile(ctx, host, 'tdmrep.json', `https://${host}/.well-known/tdmrep.json`, robots);
+  await crawlConsentFile(ctx, host, 'llms.txt', `https://${host}/llms.txt`, robots);
+  const licence = licenses.find((l) => l.sameHost && l.resolvedUrl !== null);
+  if (licence) await crawlConsentFile(ctx, host, 'rsl', licence.resolvedUrl!, robots);
+}
+
+async function crawlConsentFile(ctx: CrawlContext, host: string, kind: ConsentFileKind, url: string, robots: RobotsPolicy): Promise<void> {
+  const { out, stats } = ctx;
+  const at = new URL(url);
+  const robotsAllowed = robotsAllows(ctx, robots, at.pathname + at.search);
+  if (robotsAllowed === false && ctx.options.obeyRobots === 'all') {
+    out.emit('files', fileRow({ subject: host, fileKind: kind, via: 'root', url: null, status: 'disallowed_by_robots', obtained: null, httpStatus: null, valid: false, robotsAllowed }));
+    stats.countFile(kind, 'disallowed_by_robots');
+    return;
+  }
+  const got = await obtainFile(ctx, { url, kind, subject: host }, (body, meta, rows) => parseConsentBody(rows, host, kind, meta?.finalUrl ?? url, body));
+  const parsed = got.body;
+  const { status, valid } =
+    got.file.fetchStatus !== null || parsed === null ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
+    : got.file.truncated ? { status: 'too_large' as const, valid: false }
+    : parsed.verdict;
+  out.emit(
+    'files',
+    fileRow({
+      subject: host,
+      fileKind: kind,
+      via: 'root',
+      url: parsed ? got.file.url : null,
+      status,
+      httpStatus: got.file.httpStatus,
+      valid,
+      robotsAllowed,
+      records: parsed?.records ?? 0,
+      variables: 0,
+      errors: parsed?.counts.errors ?? 0,
+      warnings: parsed?.counts.warnings ?? 0,
+      ...bodyColumns(got),
+    }),
+  );
+  stats.countFile(kind, status);
+  await out.settle();
+}
