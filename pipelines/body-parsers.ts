@@ -2,9 +2,10 @@ import { AdsTxtParser, type AdsFileKind, type AdsTxtSummary } from '../src/parse
 import { HtmlSniffer } from '../src/parse/adstxt/html-sniffer.js';
 import { RobotsParser, verdicts, type RobotsPolicy, type RobotsSemantics, type RobotsTxt } from '../src/parse/robots/index.js';
 import { SellersJsonParser, type SellersSummary } from '../src/parse/sellers/index.js';
+import { BuyersJsonParser, type BuyersSummary } from '../src/parse/buyers/index.js';
 import { LineCounter } from '../src/text/line-count.js';
 import { intermediaryToFetch } from '../src/resolve/intermediaries.js';
-import { adsRecordColumns, adsVariableColumns, issueRow, sellerRow, type IssueLike } from '../src/tables/rows.js';
+import { adsRecordColumns, adsVariableColumns, buyerRow, issueRow, sellerRow, type IssueLike } from '../src/tables/rows.js';
 import type { Rows } from './context.js';
 
 /**
@@ -130,11 +131,29 @@ export async function parseSellersBody(out: Rows, domain: string, body: AsyncIte
       out.emit('parse_issues', issueRow(domain, 'sellers.json', i));
     },
   });
+  return { summary: await pump(parser, body, out), counts };
+}
+
+/** buyers.json (IAB Tech Lab buyers.json 1.0): `buyers` rows and its issues, streamed like sellers.json. */
+export async function parseBuyersBody(out: Rows, domain: string, body: AsyncIterable<Uint8Array>): Promise<{ summary: BuyersSummary; counts: IssueCounts }> {
+  const counts: IssueCounts = { errors: 0, warnings: 0 };
+  const parser = new BuyersJsonParser({
+    onBuyer: (b) => out.emit('buyers', buyerRow(domain, b)),
+    onIssue(i) {
+      count(counts, i.severity);
+      out.emit('parse_issues', issueRow(domain, 'buyers.json', i));
+    },
+  });
+  return { summary: await pump(parser, body, out), counts };
+}
+
+/** Streams a body through a JSON file parser, waiting for the writer after every chunk (backpressure). */
+async function pump<S>(parser: { push(chunk: Uint8Array): void; end(): S }, body: AsyncIterable<Uint8Array>, out: Rows): Promise<S> {
   for await (const chunk of body) {
     parser.push(chunk);
     await out.settle();
   }
-  return { summary: parser.end(), counts };
+  return parser.end();
 }
 
 function count(c: IssueCounts, severity: string): void {

@@ -1,10 +1,12 @@
 import type { FetchOptions } from '../src/fetch/index.js';
 import type { ListStats } from '../src/sources/domain-list.js';
+import type { NamedListRecord } from '../src/sources/named-lists/index.js';
 import type { Shard } from '../src/util/shard.js';
 import type { RunLockOptions } from '../src/store/run-lock.js';
 import type { RunStats } from './run-stats.js';
 import type { Stage } from './shard-exchange.js';
 import { checkLocation } from '../src/resolve/sellers-location.js';
+import { isCalendarDate } from '../src/util/calendar-date.js';
 import { isRobotsSemantics, type RobotsSemantics } from '../src/parse/robots/index.js';
 import type { AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
@@ -20,6 +22,10 @@ export const DEFAULT_CONCURRENCY = 256;
 export interface CrawlOptions {
   /** Domain list (path or '-'), or null. */
   domains: string | null;
+  /** `targets.source` of the domain list's rows. @default the file's base name ('stdin' for '-') */
+  domainsSource?: string;
+  /** What a list named by provider resolved to (src/sources/named-lists): the manifest's `named_list`. @default null */
+  namedList?: NamedListRecord & { from_cache: boolean; offline: boolean };
   /** App list (path or '-'), or null. */
   apps?: string | null;
   outDir: string;
@@ -176,9 +182,7 @@ export function sellersLocationOverrides(o: Pick<CrawlOptions, 'sellersLocations
   return Object.fromEntries(entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
 }
 
-export function isCalendarDate(s: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
-}
+export { isCalendarDate } from '../src/util/calendar-date.js';
 
 /** Opens the earlier snapshot this run builds on, if there is one (docs/guide/nightly.md#incremental-snapshots). */
 

@@ -257,7 +257,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       // Every listed root is known to the registry (also those done before a resume, and those
       // of other shards), so that partners that are listed roots are not fetched twice. The
       // reader de-duplicates the list with that same set: one copy of the roots, not two.
-      const src = readDomainList(inputs.domains, { limit: options.limit, zipEntry: options.zipEntry, seen: referrals.roots, sourceName: options.domains === '-' ? 'stdin' : undefined });
+      const src = readDomainList(inputs.domains, { limit: options.limit, zipEntry: options.zipEntry, seen: referrals.roots, sourceName: options.domainsSource ?? (options.domains === '-' ? 'stdin' : undefined) });
       list = src.stats;
       const targets = src.targets;
       if ((stage === 'all' || stage === 'targets') && !reached('apps')) {
@@ -355,6 +355,8 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       node_version: process.version,
       inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
       input_fingerprints: inputs.fingerprints,
+      // A list named by provider (--domains tranco:…): what it resolved to (src/sources/named-lists).
+      named_list: options.namedList ?? null,
       // Every fetch knob as used, from defaults, --config FILE or flags (src/fetch/knobs-manifest.ts).
       fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
       options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, ai_signals: options.aiSignals ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },

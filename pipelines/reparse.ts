@@ -8,9 +8,9 @@ import type { Obtained } from '../schemas/tables.js';
 import { openSnapshotWriter, partitionDir, writeRunManifest } from '../src/sink/index.js';
 import { publishPart } from '../src/sink/part-files.js';
 import { BodyStore } from '../src/store/body-store.js';
-import { sellersFileRow } from '../src/tables/rows.js';
+import { buyersFileRow, sellersFileRow } from '../src/tables/rows.js';
 import { version } from '../src/util/version.js';
-import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody } from './body-parsers.js';
+import { emitRobots, parseAdsBody, parseRobotsBody, parseSellersBody, parseBuyersBody } from './body-parsers.js';
 import { RowEmitter } from './context.js';
 import { policyOf } from './robots-job.js';
 import { completedRuns } from '../src/store/run-manifests.js';
@@ -28,7 +28,7 @@ import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
  * `robots_*`, `sellers` — is produced again. The result is written to another snapshot root.
  */
 const COPIED: readonly TableName[] = ['targets', 'fetches', 'hops', 'apps'];
-const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files', 'robots_licenses', 'tdmrep_rules', 'rsl_licenses', 'llms_txt'];
+const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files', 'buyers', 'buyers_files', 'robots_licenses', 'tdmrep_rules', 'rsl_licenses', 'llms_txt'];
 /** How snapshots written before `files.obtained` existed said it, in `files.status`. */
 const LEGACY_OBTAINED: Record<string, Obtained> = { cached: 'reused', not_modified: 'revalidated', carried_forward: 'carried_forward' };
 
@@ -164,7 +164,7 @@ async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row
     if (stream) {
       const { summary, counts } = await parseSellersBody(out, f.subject, stream);
       const verdict = sellersFileStatus({ parseStatus: summary.status, truncated });
-      out.emit('sellers_files', sellersFileRow(f.subject, verdict.status, summary));
+      out.emit('sellers_files', sellersFileRow(f.subject, verdict.status, summary, await askedWhere(db, date, f.subject)));
       return Object.assign(row, { records: summary.sellers, errors: counts.errors, warnings: counts.warnings, ...verdict });
     }
     // Too large to have been kept (over the body store's cap): its rows are copied as they were.
@@ -173,7 +173,20 @@ async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row
     for (const s of await q('sellers')) out.emit('sellers', s as unknown as Row<'sellers'>);
     for (const i of await q('parse_issues')) out.emit('parse_issues', i as unknown as Row<'parse_issues'>);
   }
+  if (f.file_kind === 'buyers.json' && stream) {
+    const { summary, counts } = await parseBuyersBody(out, f.subject, stream);
+    const verdict = sellersFileStatus({ parseStatus: summary.status, truncated });
+    out.emit('buyers_files', buyersFileRow(f.subject, verdict.status, summary));
+    return Object.assign(row, { records: summary.buyers, errors: counts.errors, warnings: counts.warnings, ...verdict });
+  }
   return row;
+}
+
+/** Where the crawl asked for the file that served (a network observation, copied as it was; null before the column existed). */
+async function askedWhere(db: SnapshotDb, date: string, adSystem: string): Promise<{ location: 'spec' | 'table'; url: string } | null> {
+  const [r] = await db.rows(`SELECT * FROM sellers_files WHERE snapshot_date = CAST($1 AS DATE) AND ad_system_domain = $2`, [date, adSystem]);
+  const location = r?.location;
+  return (location === 'spec' || location === 'table') && typeof r?.location_url === 'string' ? { location, url: r.location_url } : null;
 }
 
 function count(issues: readonly { severity: string }[], severity: string): number {

@@ -1,6 +1,6 @@
 /**
  * The sellers phase, in rounds (src/resolve/intermediaries.ts): round 0 asks for the sellers.json
- * of every ad system named by a kept record; round k for every domain named by an
+ * (and the buyers.json, buyers-job.ts) of every ad system named by a kept record; round k for every domain named by an
  * INTERMEDIARY/BOTH entry of a file read before and not asked yet this night, up to round
  * `depth` and at most `maxIntermediaries` intermediary files a night. Each sellers.json is asked
  * once a night however many entries and cycles name it.
@@ -20,6 +20,7 @@ import type { Referrals } from './referral-registry.js';
 import type { RunState, SellersRounds } from './run-journal.js';
 import type { RunStats } from './run-stats.js';
 import { crawlSellers } from './sellers-job.js';
+import { crawlBuyers } from './buyers-job.js';
 import type { Stage } from './shard-exchange.js';
 
 export const SELLERS_DEFAULTS = { depth: 5, maxIntermediaries: 20_000 } as const;
@@ -95,7 +96,9 @@ export async function runSellersRounds(s: SellersRoundsSetup): Promise<void> {
     stats.queued = list.length - doneCount(state.done.sellers, list.length);
     const via = round === 0 ? 'ad_system' : 'intermediary';
     await s.runUnits(list, async (c, domain) => {
-      await crawlSellers(c, referrals, { domain, url: s.locations.urlFor(domain), via });
+      const robots = await crawlSellers(c, referrals, { domain, urls: s.locations.candidatesFor(domain), via });
+      // buyers.json 1.0: each ad system named by a record, once a night (not the intermediaries).
+      if (round === 0) await crawlBuyers(c, domain, robots);
       stats.queued--;
     });
     rounds.files.push({ round, files: list.length });

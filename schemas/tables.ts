@@ -57,6 +57,7 @@ export const FILE_STATUSES = [
   'disallowed_by_robots',
   'invalid_json',
   'not_sellers_json',
+  'not_buyers_json',
 ] as const;
 export type FileStatus = (typeof FILE_STATUSES)[number];
 
@@ -68,6 +69,16 @@ export type FileStatus = (typeof FILE_STATUSES)[number];
  */
 export const OBTAINED = ['fetched', 'revalidated', 'reused', 'carried_forward'] as const;
 export type Obtained = (typeof OBTAINED)[number];
+
+/** The parent object's fields of sellers.json 1.0, which buyers.json 1.0 shares: sellers_files and buyers_files. */
+const JSON_FILE_HEADER = [
+  c('version', 'string', 'version, as written'),
+  c('contact_email', 'string', 'contact_email'),
+  c('contact_address', 'string', 'contact_address'),
+  c('identifier_names', 'string[]', 'identifiers[].name (e.g. TAG-ID, DUNS), aligned by position with identifier_values; at most 1,000'),
+  c('identifier_values', 'string[]', 'identifiers[].value, aligned by position with identifier_names'),
+  c('ext', 'string', 'the top-level ext object as JSON text, null when absent'),
+] as const;
 
 export const tables = {
   targets: {
@@ -89,7 +100,7 @@ export const tables = {
       c('url', 'string', 'requested URL', { nullable: false }),
       c('host', 'string', 'host of the requested URL'),
       c('subject', 'string', 'subject the request was made for'),
-      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'store_page', or with --ai-signals 'tdmrep.json', 'llms.txt', 'rsl'", { dict: true }),
+      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page', or with --ai-signals 'tdmrep.json', 'llms.txt', 'rsl'", { dict: true }),
       c('status_code', 'int32', 'final HTTP status, null when no HTTP answer'),
       c('final_url', 'string', 'URL of the last response in the redirect chain'),
       c('redirects', 'string[]', 'redirect chain: every URL redirected to, in order'),
@@ -113,7 +124,7 @@ export const tables = {
     grain: '(subject, file_kind) resolved',
     columns: [
       c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
-      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt or sellers.json; with --ai-signals also tdmrep.json, llms.txt, rsl (an RSL licence)', { nullable: false, dict: true }),
+      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt, sellers.json or buyers.json; with --ai-signals also tdmrep.json, llms.txt, rsl (an RSL licence)', { nullable: false, dict: true }),
       c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url' (a developer host, however apps reached it: each app's path, direct or 'developer_url_parent', is its hops row), 'ad_system', 'intermediary' (a sellers.json reached through an INTERMEDIARY/BOTH entry, not itself an ad system named by a record)", { dict: true }),
       c('url', 'string', 'URL whose body was used (after redirects), null if none'),
       c('status', 'string', `what the content was, on every night however it was obtained: ${FILE_STATUSES.join(', ')}`, { dict: true }),
@@ -346,13 +357,33 @@ export const tables = {
     columns: [
       c('ad_system_domain', 'string', 'ad system whose sellers.json this is', { nullable: false }),
       c('status', 'string', 'files.status of this sellers.json (what the content was)', { dict: true }),
-      c('version', 'string', 'version, as written'),
-      c('contact_email', 'string', 'contact_email'),
-      c('contact_address', 'string', 'contact_address'),
-      c('identifier_names', 'string[]', 'identifiers[].name (e.g. TAG-ID, DUNS), aligned by position with identifier_values; at most 1,000'),
-      c('identifier_values', 'string[]', 'identifiers[].value, aligned by position with identifier_names'),
-      c('ext', 'string', 'the top-level ext object as JSON text, null when absent'),
+      c('location', 'string', "where the file was asked: 'spec' (https://AD_SYSTEM/sellers.json, redirects followed) or 'table' (an entry of data/sellers-locations.tsv or --sellers-location, asked because the spec's location gave no readable file); null from adsnap reparse", { dict: true }),
+      c('location_url', 'string', 'the URL asked (before redirects; files.url is the one read)'),
+      ...JSON_FILE_HEADER,
       c('sellers', 'int32', 'entries read'),
+    ],
+  },
+  buyers: {
+    name: 'buyers',
+    grain: 'buyer entry of an ad system\'s buyers.json (IAB Tech Lab buyers.json 1.0)',
+    columns: [
+      c('ad_system_domain', 'string', 'ad system whose buyers.json this is', { nullable: false }),
+      c('buyer_id', 'string', 'buyer_id (the seat id in bid responses), trimmed'),
+      c('buyer_type', 'string', 'buyer_type as written, trimmed (null when absent)', { dict: true }),
+      c('name', 'string', 'name'),
+      c('domain', 'string', 'domain, lower-cased'),
+      c('is_confidential', 'bool', 'is_confidential'),
+      c('comment', 'string', 'comment'),
+    ],
+  },
+  buyers_files: {
+    name: 'buyers_files',
+    grain: 'buyers.json read (its header)',
+    columns: [
+      c('ad_system_domain', 'string', 'ad system whose buyers.json this is', { nullable: false }),
+      c('status', 'string', 'files.status of this buyers.json (what the content was)', { dict: true }),
+      ...JSON_FILE_HEADER,
+      c('buyers', 'int32', 'entries read'),
     ],
   },
 } as const satisfies Record<string, TableSchema>;

@@ -15,8 +15,9 @@ import { FILE_STATUSES, OBTAINED, tables } from '../schemas/tables.js';
 import { adsTxtIssueCodes } from '../src/parse/adstxt/index.js';
 import { SELLERS_ISSUE_CODES } from '../src/parse/sellers/types.js';
 import { consentIssueCodes } from '../src/parse/consent/index.js';
+import { BUYERS_ISSUE_CODES } from '../src/parse/buyers/types.js';
 import { commands } from '../src/cli/main.js';
-import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings } from './reference-meanings.js';
+import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings, buyersIssueMeanings } from './reference-meanings.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -109,6 +110,8 @@ async function renderIssues(): Promise<string> {
   for (const c of adsTxtIssueCodes) out.push(`| \`${c.code}\` | ${c.severity} | ${cell(c.meaning)} | ${cell(c.spec)} |`);
   out.push('', '## sellers.json', '', 'From `SELLERS_ISSUE_CODES` (`src/parse/sellers/types.ts`).', '', '| code | severity | meaning |', '|---|---|---|');
   for (const [code, sev] of Object.entries(SELLERS_ISSUE_CODES)) out.push(`| \`${code}\` | ${sev} | ${cell(sellersIssueMeanings[code] ?? NOT_DESCRIBED)} |`);
+  out.push('', '## buyers.json', '', 'From `BUYERS_ISSUE_CODES` (`src/parse/buyers/types.ts`); `parse_issues.file_kind` is `buyers.json`.', '', '| code | severity | meaning |', '|---|---|---|');
+  for (const [code, sev] of Object.entries(BUYERS_ISSUE_CODES)) out.push(`| \`${code}\` | ${sev} | ${cell(buyersIssueMeanings[code] ?? NOT_DESCRIBED)} |`);
   out.push('', '## robots.txt', '', 'The codes the parser in `src/parse/robots/` reports.', '', '| code | severity | meaning |', '|---|---|---|');
   for (const [code, sev, msg] of await robotsCodes()) out.push(`| \`${code}\` | ${sev} | ${cell(robotsIssueMeanings[code] ?? (msg || NOT_DESCRIBED))} |`);
   out.push('', '## tdmrep.json, RSL licences, llms.txt (crawl --ai-signals)', '', 'From `consentIssueCodes` (`src/parse/consent/issue-codes.ts`); `parse_issues.file_kind` is the file kind. See [ai-signals.md](ai-signals.md).', '', '| code | file kind | severity | meaning | spec |', '|---|---|---|---|---|');
@@ -144,7 +147,7 @@ async function renderStatuses(): Promise<string> {
     '',
     'By kind: an ads.txt or app-ads.txt takes any of the content and fetch statuses; a robots.txt is `ok`, `too_large`,',
     '`html` or a fetch status (its access result, RFC 9309 §2.3.1, is in [robots.md](robots.md)); a sellers.json adds',
-    '`invalid_json` and `not_sellers_json`. `apps.status` is the status of the app-ads.txt used, or one of',
+    '`invalid_json` and `not_sellers_json`; a buyers.json `invalid_json` and `not_buyers_json`. `apps.status` is the status of the app-ads.txt used, or one of',
     '`not_participating` (empty `appstore:developer_url`), `no_developer_url`, `invalid_developer_url`,',
     '`disallowed_by_robots`, `store_<status>` when the store listing could not be read.',
     '',

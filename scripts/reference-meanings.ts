@@ -39,6 +39,24 @@ export const sellersIssueMeanings: Record<string, string> = {
   DOMAIN_NOT_ROOT: '`domain` is a subdomain (the spec asks for the root domain)',
 };
 
+export const buyersIssueMeanings: Record<string, string> = {
+  EMPTY_FILE: 'no content',
+  HTML_BODY: 'the body is an HTML page',
+  INVALID_JSON: 'structural JSON error, or a cut file (the entries before the break are kept)',
+  NOT_AN_OBJECT: 'the document is a JSON array',
+  MISSING_BUYERS: 'no `buyers` member',
+  BUYERS_NOT_ARRAY: '`buyers` is not an array',
+  MISSING_VERSION: 'no `version`',
+  UTF16_ENCODING: 'the body is UTF-16 and was decoded; UTF-8 is expected (RFC 8259 §8.1)',
+  INVALID_FIELD_TYPE: 'a string field holds a number, object or array (kept as JSON text)',
+  VALUE_TOO_LARGE: 'an entry or member over 1 MiB, skipped',
+  MORE_ISSUES_NOT_LISTED: 'N more issues of a code were counted but not listed (at most 100 are listed per code)',
+  BUYER_NOT_OBJECT: 'a `buyers[]` element is not an object; skipped',
+  MISSING_BUYER_ID: 'no or empty `buyer_id` (row kept, id null)',
+  DUPLICATE_BUYER_ID: '`buyer_id` seen before in the file (each repeat)',
+  UNKNOWN_KEY: 'an entry key that is no buyers.json 1.0 buyer field (extensions belong in `ext`); not read, noted once per key',
+};
+
 export const robotsIssueMeanings: Record<string, string> = {
   RULE_OUTSIDE_GROUP: 'allow/disallow before any user-agent line; ignored (RFC 9309 §2.2.2)',
   INVALID_LINE: 'not a `key: value` line, or the key is not a word; ignored (not listed line by line in an HTML body)',
@@ -76,6 +94,7 @@ export const fileStatusMeanings: Record<string, string> = {
   disallowed_by_robots: 'not asked, because robots.txt disallows it (only with `--obey-robots all`; store pages always)',
   invalid_json: 'sellers.json: not JSON; tdmrep.json: not JSON, or not an array of rules (TDMRep §3.1)',
   not_sellers_json: 'sellers.json: valid JSON but no `sellers` array',
+  not_buyers_json: 'buyers.json: valid JSON but no `buyers` array',
 };
 
 export const obtainedMeanings: Record<string, string> = {

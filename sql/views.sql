@@ -66,6 +66,10 @@ CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers'));
 CREATE OR REPLACE VIEW sellers_files   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/sellers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers_files'));
+CREATE OR REPLACE VIEW buyers          AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/buyers/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('buyers'));
+CREATE OR REPLACE VIEW buyers_files    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/buyers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('buyers_files'));
 CREATE OR REPLACE VIEW robots_agent_access AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_agent_access/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_agent_access'));
 CREATE OR REPLACE VIEW robots_usage_signals AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_usage_signals/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
@@ -224,7 +228,9 @@ CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller
 -- --sellers-location), NULL when no request for it is known in the roots read (a copy reused
 -- since a night they do not hold): then it is at neither. The records checkable only thanks to a
 -- location are `checkable` where `NOT at_spec_location`; those checkable at the spec's location,
--- where `at_spec_location`.
+-- where `at_spec_location`. The spec's location is asked first, the table's after it: where a file
+-- was read, sellers_files.location says which served it (snapshots before that column: the
+-- first request's URL).
 CREATE OR REPLACE VIEW ad_system_coverage AS
 WITH requests AS (
   SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
@@ -238,11 +244,14 @@ SELECT m.snapshot_date, m.ad_system_domain, count(*) AS records,
        count(*) FILTER (WHERE coalesce(sf.valid, false)) AS checkable,
        count(*) FILTER (WHERE m.seller_found) AS found,
        any_value(sf.status) AS sellers_json_status,
-       any_value(a.url) AS sellers_json_url,
-       any_value(a.url) = 'https://' || m.ad_system_domain || '/sellers.json' AS at_spec_location
+       coalesce(any_value(sl.location_url), any_value(a.url)) AS sellers_json_url,
+       coalesce(any_value(sl.location) = 'spec', any_value(a.url) = 'https://' || m.ad_system_domain || '/sellers.json') AS at_spec_location
 FROM seller_match m
 LEFT JOIN files sf ON sf.snapshot_date = m.snapshot_date AND sf.subject = m.ad_system_domain AND sf.file_kind = 'sellers.json'
 LEFT JOIN asked a ON a.snapshot_date = m.snapshot_date AND a.ad_system_domain = m.ad_system_domain
+-- Read through to_json: snapshots written before the location columns existed have none (NULL here).
+LEFT JOIN (SELECT snapshot_date, ad_system_domain, to_json(s) ->> 'location' AS location, to_json(s) ->> 'location_url' AS location_url FROM sellers_files s) sl
+  ON sl.snapshot_date = m.snapshot_date AND sl.ad_system_domain = m.ad_system_domain
 GROUP BY m.snapshot_date, m.ad_system_domain;
 
 -- The supply chain behind each ad system: every entry of the sellers.json of `via_domain`, for each
@@ -676,3 +685,20 @@ LEFT JOIN header h ON h.snapshot_date = s.snapshot_date AND h.host = s.host
 LEFT JOIN licence l ON l.snapshot_date = s.snapshot_date AND l.host = s.host
 LEFT JOIN llms m ON m.snapshot_date = s.snapshot_date AND m.host = s.host;
 -- --- end of consent signals ---
+
+-- buyers.json (IAB Tech Lab buyers.json 1.0) per night and ad system asked: whether it publishes
+-- one (`publishes`: a buyers array read whole, files.valid), its status, the entries read, and
+-- the entries per buyer_type as written (`buyer_types`: a map type → entries; '(none)' for
+-- entries without one). Ad systems are those named by a kept record (the sellers phase's round 0).
+CREATE OR REPLACE VIEW ad_system_buyers AS
+WITH types AS (
+  SELECT snapshot_date, ad_system_domain, map_from_entries(list({'k': t, 'v': n} ORDER BY n DESC, t)) AS buyer_types
+  FROM (SELECT snapshot_date, ad_system_domain, coalesce(buyer_type, '(none)') AS t, count(*)::INTEGER AS n FROM buyers GROUP BY ALL)
+  GROUP BY ALL
+)
+SELECT f.snapshot_date, f.subject AS ad_system_domain, f.status AS buyers_json_status, coalesce(f.valid, false) AS publishes,
+       coalesce(bf.buyers, 0) AS buyers, t.buyer_types, bf.version, bf.contact_email
+FROM files f
+LEFT JOIN buyers_files bf ON bf.snapshot_date = f.snapshot_date AND bf.ad_system_domain = f.subject
+LEFT JOIN types t ON t.snapshot_date = f.snapshot_date AND t.ad_system_domain = f.subject
+WHERE f.file_kind = 'buyers.json';

@@ -171,6 +171,19 @@ describe('adsnap crawl end to end (fixture hosts)', () => {
     expect(placeholder).toEqual([]); // the placeholder record names no real ad system
   });
 
+  it('buyers.json of the fixtures\' ad systems: a valid file (adsystem-one.test), a cut one (openx.com), none (the others)', async () => {
+    const rows = await q(`SELECT subject, via, status, valid, records FROM files WHERE file_kind = 'buyers.json' AND subject IN ('adsystem-one.test', 'openx.com', 'pubmatic.com') ORDER BY subject`);
+    expect(rows).toEqual([
+      { subject: 'adsystem-one.test', via: 'ad_system', status: 'ok', valid: true, records: 4 },
+      { subject: 'openx.com', via: 'ad_system', status: 'invalid_json', valid: false, records: 1 },
+      { subject: 'pubmatic.com', via: 'ad_system', status: 'not_found', valid: false, records: 0 },
+    ]);
+    // Asked only of ad systems named by a record (round 0), never of intermediaries.
+    expect(await q(`SELECT count(*) AS n FROM files WHERE file_kind = 'buyers.json' AND subject IN ('partner-ctv.test', 'reseller-chain.test')`)).toEqual([{ n: 0 }]);
+    expect(await q(`SELECT ad_system_domain AS a, publishes, buyers, buyer_types['AGENCY'] AS agency FROM ad_system_buyers WHERE ad_system_domain = 'adsystem-one.test'`)).toEqual([{ a: 'adsystem-one.test', publishes: true, buyers: 4, agency: 2 }]);
+    expect(await q(`SELECT buyer_id FROM buyers WHERE ad_system_domain = 'openx.com'`)).toEqual([{ buyer_id: 'ox-1' }]);
+  });
+
   it('sellers.json rounds: the ad system, then the intermediaries its file names, each once; PUBLISHER domains never asked', async () => {
     const rows = await q(`SELECT subject, via, status, records FROM files WHERE file_kind = 'sellers.json' AND subject LIKE '%.test' AND status = 'ok' ORDER BY subject`);
     expect(rows).toEqual([

@@ -32,10 +32,23 @@ describe('resolveKnobs (src/cli/crawl-knobs.ts)', () => {
     expect(k.concurrency).toBe(200);
     expect(k.fetch).toMatchObject({ perIp: 8, retries: 0, connectTimeoutMs: 3000, dnsCacheSize: 5000, userAgent: 'adsnap-test/1 (+https://example.invalid)' });
     expect(k.fetch.totalTimeoutMs).toEqual({ 'ads.txt': 15000, 'sellers.json': 600000 });
-    expect(k.fetch.maxBytes).toEqual({ 'ads.txt': 1048576, 'app-ads.txt': 1048576, 'robots.txt': 1048576, 'sellers.json': 1048576, store_page: 1048576, 'tdmrep.json': 1048576, 'llms.txt': 1048576, rsl: 1048576 });
+    expect(k.fetch.maxBytes).toEqual({ 'ads.txt': 1048576, 'app-ads.txt': 1048576, 'robots.txt': 1048576, 'sellers.json': 1048576, 'buyers.json': 1048576, store_page: 1048576, 'tdmrep.json': 1048576, 'llms.txt': 1048576, rsl: 1048576 });
     // A flag without KIND sets every kind.
     expect((await resolveKnobs({ timeout: ['9000'] })).fetch.totalTimeoutMs).toMatchObject({ 'robots.txt': 9000, store_page: 9000 });
-    expect(await resolveKnobs({})).toEqual({ concurrency: 256, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, configFile: null });
+    expect(await resolveKnobs({})).toEqual({ concurrency: 256, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, lists: { providerUrls: {}, cacheDir: null }, configFile: null });
+  });
+
+  it('named lists: list-provider-url merges per provider (flags win), list-cache is read beside the config file; bad values name the knob', async () => {
+    const dir = tmpDir();
+    const f = path.join(dir, 'adsnap.json');
+    writeFileSync(f, JSON.stringify({ 'list-provider-url': { tranco: 'https://mirror.test/tranco', crux: 'https://mirror.test/crux' }, 'list-cache': 'lists' }));
+    const k = await resolveKnobs({ config: f, 'list-provider-url': ['tranco=http://127.0.0.1:9/tranco'] });
+    expect(k.lists).toEqual({ providerUrls: { tranco: 'http://127.0.0.1:9/tranco', crux: 'https://mirror.test/crux' }, cacheDir: path.join(dir, 'lists') });
+    expect((await resolveKnobs({ config: f, 'list-cache': '/elsewhere' })).lists.cacheDir).toBe('/elsewhere');
+    await expect(resolveKnobs({ 'list-provider-url': ['alexa=https://x.test'] })).rejects.toThrow(/--list-provider-url: unknown list provider "alexa" \(known: tranco, crux, majestic, radar\)/);
+    await expect(resolveKnobs({ 'list-provider-url': ['tranco=ftp://x.test'] })).rejects.toThrow(/not an http\(s\) URL/);
+    await expect(resolveKnobs({ 'list-provider-url': ['tranco'] })).rejects.toThrow(/must be PROVIDER=URL/);
+    await expect(resolveKnobs({ config: config({ 'list-provider-url': 'https://x.test' }) })).rejects.toThrow(/list-provider-url must be an object of provider → base URL/);
   });
 
   it('reads the sellers.json knobs from the file; locations merge by ad system, flags on top', async () => {

@@ -20,6 +20,7 @@ describe('guessKind (contract §1: "guessed from the file name")', () => {
     ['google.com.robots', 'robots.txt'],
     ['sellers.json', 'sellers.json'],
     ['appnexus.json', 'sellers.json'],
+    ['adx.buyers.json', 'buyers.json'],
     ['ads.txt', 'ads.txt'],
     ['whatever', 'ads.txt'],
   ])('%s → %s', (name, kind) => expect(guessKind(name)).toBe(kind));
@@ -86,6 +87,19 @@ describe('adsnap parse (contract §1)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');
+  });
+
+  it('--kind buyers.json: one buyer event per entry (the buyers table\'s columns), the issues, then the summary', async () => {
+    const file = path.join(tmp, 'adx-buyers.json');
+    writeFileSync(file, '{"version":"1.0","contact_email":"b@adx.test","buyers":[\n{"buyer_id":"s-1","buyer_type":"BRAND","name":"One","domain":"One.Test"},\n{"name":"no id"}\n]}');
+    const r = await runCli(['parse', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { type: 'buyer', buyer_id: 's-1', buyer_type: 'BRAND', name: 'One', domain: 'one.test', is_confidential: null, comment: null, line_no: 2 },
+      { type: 'buyer', buyer_id: null, buyer_type: null, name: 'no id', domain: null, is_confidential: null, comment: null, line_no: 3 },
+      { type: 'issue', line_no: 3, severity: 'error', code: 'MISSING_BUYER_ID', message: 'a buyer has no buyer_id', line_text: '{"name":"no id"}' },
+      { type: 'summary', status: 'ok', buyers: 2, errors: 1, warnings: 0, version: '1.0', contact_email: 'b@adx.test', contact_address: null, identifiers: [] },
+    ]);
   });
 
   it('--help prints the usage and exits 0', async () => {

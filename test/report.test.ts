@@ -219,13 +219,14 @@ describe('report.json: each section against what the web served', () => {
       { reading: 'with the locations table', records: 7, checkable: 6, checkable_share: 0.8571, ad_systems_at_a_location: 1 },
     ]);
     expect(figure('consistency.sellers_location').rows).toEqual([
-      { ad_system_domain: 'ssp.test', sellers_json_url: 'https://pub.ssp.test/sellers.json', status: 'ok', records: 3, checkable_at_default_location: 0, checkable_with_location: 3 },
+      { ad_system_domain: 'ssp.test', served_by: 'locations table', sellers_json_url: 'https://pub.ssp.test/sellers.json', status: 'ok', records: 3, checkable_at_default_location: 0, checkable_with_location: 3 },
     ]);
-    // Independently: the URL each ad system's first sellers.json request asked, and its file's validity.
+    // Independently: the URL of the request whose body each ad system's files row describes (the
+    // last sellers.json request: the crawl stops at the first readable file), and its file's validity.
     const db = await openSnapshotDb(out);
     try {
       const [want] = await db.rows(`WITH asked AS (
-          SELECT subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' AND snapshot_date = DATE '2026-11-22' GROUP BY 1)
+          SELECT subject, arg_max(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' AND snapshot_date = DATE '2026-11-22' GROUP BY 1)
         SELECT count(*) AS records,
           count(*) FILTER (WHERE sf.valid AND a.url = 'https://' || r.ad_system_domain || '/sellers.json') AS at_default,
           count(*) FILTER (WHERE sf.valid) AS with_locations

@@ -14,24 +14,32 @@ describe('where ad systems publish sellers.json', () => {
   it('the shipped table: google.com → realtimebidding.google.com, each entry with its source', async () => {
     const text = await readFile(shippedLocationsFile(), 'utf8');
     const table = parseLocationTable(text, 'shipped', true);
-    expect(table.get('google.com')).toBe('https://realtimebidding.google.com/sellers.json');
+    expect(table.get('google.com')).toEqual(['https://realtimebidding.google.com/sellers.json', 'https://storage.googleapis.com/adx-rtb-dictionaries/sellers.json']);
+    expect(table.get('sovrn.com')).toEqual(['https://lijit.com/sellers.json']);
+    // Every entry names its source and its kind (the parser refuses the shipped table otherwise).
+    const kinds = text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')[3]);
+    expect(new Set(kinds)).toEqual(new Set(['ad system', 'third party']));
     const locations = await SellersLocations.load();
-    expect(locations.urlFor('google.com')).toBe('https://realtimebidding.google.com/sellers.json');
-    expect(locations.urlFor('pubmatic.com')).toBe('https://pubmatic.com/sellers.json');
-    expect(locations.isDefault('google.com')).toBe(false);
+    // The spec's location first, always; then the table's, in its order.
+    expect(locations.candidatesFor('google.com')).toEqual(['https://google.com/sellers.json', 'https://realtimebidding.google.com/sellers.json', 'https://storage.googleapis.com/adx-rtb-dictionaries/sellers.json']);
+    expect(locations.candidatesFor('ssp.example')).toEqual(['https://ssp.example/sellers.json']);
+    expect(locations.base).toMatchObject({ file: 'data/sellers-locations.tsv', entries: kinds.length });
   });
 
   it('overrides win over the table; ad systems are normalised; bad entries name where they are', async () => {
     const locations = await SellersLocations.load({ 'google.com': 'https://mirror.example/sellers.json', 'ssp.example': 'https://cdn.ssp.example/s.json' });
-    expect(locations.urlFor('google.com')).toBe('https://mirror.example/sellers.json');
-    expect(locations.urlFor('ssp.example')).toBe('https://cdn.ssp.example/s.json');
+    expect(locations.candidatesFor('google.com')).toEqual(['https://google.com/sellers.json', 'https://mirror.example/sellers.json']);
+    expect(locations.candidatesFor('ssp.example')).toEqual(['https://ssp.example/sellers.json', 'https://cdn.ssp.example/s.json']);
     expect(parseLocationFlag('SSP.Example=https://cdn.ssp.example/s.json#x')).toEqual(['ssp.example', 'https://cdn.ssp.example/s.json']);
     expect(() => parseLocationFlag('ssp.example')).toThrow(/AD_SYSTEM=URL/);
     expect(() => checkLocation('ssp.example', 'ftp://x.example/s.json', 'here')).toThrow(/here: .* not an http\(s\) URL/);
     expect(() => checkLocation('ssp.example', 'https://u:p@x.example/s.json', 'here')).toThrow(/credentials/);
     expect(() => checkLocation('not a domain', 'https://x.example/s.json', 'here')).toThrow(/not an ad system domain/);
-    expect(() => parseLocationTable('a.example\thttps://a.example/x.json\na.example\thttps://b.example/x.json\n', 'f.tsv')).toThrow(/f.tsv:2: a.example is listed twice/);
+    expect(parseLocationTable('a.example\thttps://a.example/x.json\na.example\thttps://b.example/x.json\n', 'f.tsv').get('a.example')).toEqual(['https://a.example/x.json', 'https://b.example/x.json']);
+    expect(() => parseLocationTable('a.example\thttps://a.example/x.json\na.example\thttps://a.example/x.json\n', 'f.tsv')).toThrow(/f.tsv:2: a.example https:\/\/a.example\/x.json is listed twice/);
+    expect(() => parseLocationTable('a.example\thttps://a.example/sellers.json\n', 'f.tsv')).toThrow(/f.tsv:1: .* is the spec's location/);
     expect(() => parseLocationTable('a.example\thttps://a.example/x.json\n', 'f.tsv', true)).toThrow(/f.tsv:1: .*source/);
+    expect(() => parseLocationTable('a.example\thttps://a.example/x.json\tdocs\n', 'f.tsv', true)).toThrow(/f.tsv:1: the kind of source must be 'ad system' or 'third party'/);
     expect(() => parseLocationTable('just-one-field\n', 'f.tsv')).toThrow(/f.tsv:1: expected/);
     expect(defaultSellersUrl('ssp.example')).toBe('https://ssp.example/sellers.json');
   });

@@ -19,8 +19,10 @@ import { useTempDirs } from './helpers/tmp.js';
  *
  *   pub1.test/ads.txt names google.com, adx.test, flag.test (a --sellers-location) and
  *   moved.test (a --sellers-locations file entry).
- *   google.com/sellers.json is a 404; the shipped table sends the crawl to
+ *   google.com/sellers.json is a 404; the shipped table sends the crawl on to
  *   realtimebidding.google.com, which redirects to storage.googleapis.com.
+ *   flag.test and moved.test answer 404 at the spec's location too; adx.test serves its file
+ *   there, so its table entry (adx-mirror.test) is never asked.
  *   adx.test → INTERMEDIARY https://Mid1.test/ → mid1 → mid2 → mid3 → BOTH mid4 → BOTH adx.test
  *   (a cycle back to an ad system) and INTERMEDIARY mid1 (a cycle); adx.test also names
  *   nofile.test (BOTH, no sellers.json) and PUBLISHER domains that must never be asked.
@@ -107,7 +109,7 @@ afterAll(async () => {
   await web?.close();
 });
 
-const LOCATIONS = { 'flag.test': 'https://data.flag-cdn.test/sellers.json', 'moved.test': 'https://moved-cdn.test/s.json' };
+const LOCATIONS = { 'flag.test': 'https://data.flag-cdn.test/sellers.json', 'moved.test': 'https://moved-cdn.test/s.json', 'adx.test': 'https://adx-mirror.test/sellers.json' };
 
 function options(out: string, extra: Partial<CrawlOptions> = {}): CrawlOptions {
   return {
@@ -141,18 +143,25 @@ describe('sellers.json locations, matching and intermediary rounds', () => {
   afterAll(() => db?.close());
   const q = (sql: string) => db.rows(sql);
 
-  it('google.com is read where Google publishes it (shipped table, then a redirect); the rows stay google.com', async () => {
-    expect(seen).not.toContain('google.com/sellers.json');
-    expect(seen).toContain('realtimebidding.google.com/sellers.json');
+  it('google.com: the spec location answers 404, the shipped table\'s entry serves the file (through a redirect); the rows stay google.com', async () => {
+    // The spec's location first, then the table's first entry; its second is not asked once a file is read.
+    const order = seen.filter((u) => u.includes('google') && !u.endsWith('/buyers.json'));
+    expect(order).toEqual(['google.com/robots.txt', 'google.com/sellers.json', 'realtimebidding.google.com/robots.txt', 'realtimebidding.google.com/sellers.json', 'storage.googleapis.com/adx-rtb-dictionaries/sellers.json']);
     const [f] = await q(`SELECT subject, via, url, status, records FROM files WHERE file_kind = 'sellers.json' AND subject = 'google.com'`);
     expect(f).toEqual({ subject: 'google.com', via: 'ad_system', url: 'https://storage.googleapis.com/adx-rtb-dictionaries/sellers.json', status: 'ok', records: 1 });
-    const [x] = await q(`SELECT url, final_url, redirects FROM fetches WHERE file_kind = 'sellers.json' AND subject = 'google.com'`);
-    expect(x).toEqual({ url: 'https://realtimebidding.google.com/sellers.json', final_url: 'https://storage.googleapis.com/adx-rtb-dictionaries/sellers.json', redirects: ['https://storage.googleapis.com/adx-rtb-dictionaries/sellers.json'] });
+    const x = await q(`SELECT url, status_code, final_url, redirects FROM fetches WHERE file_kind = 'sellers.json' AND subject = 'google.com' ORDER BY started_at`);
+    expect(x).toEqual([
+      { url: 'https://google.com/sellers.json', status_code: 404, final_url: 'https://google.com/sellers.json', redirects: [] },
+      { url: 'https://realtimebidding.google.com/sellers.json', status_code: 200, final_url: 'https://storage.googleapis.com/adx-rtb-dictionaries/sellers.json', redirects: ['https://storage.googleapis.com/adx-rtb-dictionaries/sellers.json'] },
+    ]);
+    // Which location served it: the table's, asked at realtimebidding.google.com.
+    expect(await q(`SELECT location, location_url FROM sellers_files WHERE ad_system_domain = 'google.com'`)).toEqual([{ location: 'table', location_url: 'https://realtimebidding.google.com/sellers.json' }]);
     expect(await q(`SELECT ad_system_domain, seller_id FROM sellers WHERE ad_system_domain = 'google.com'`)).toEqual([{ ad_system_domain: 'google.com', seller_id: 'pub-1111111111111111' }]);
     const [m] = await q(`SELECT seller_found, seller_missing, relationship_consistent FROM seller_match WHERE ad_system_domain = 'google.com'`);
     expect(m).toEqual({ seller_found: true, seller_missing: false, relationship_consistent: true });
-    // Another host publishing the file is consulted for robots.txt, not recorded as a file of its own.
-    expect(await q(`SELECT subject FROM files WHERE subject LIKE '%google%' AND file_kind = 'robots.txt'`)).toEqual([]);
+    // The ad system's own host's robots.txt is a file of the snapshot (asked for the spec's location);
+    // another host publishing the file is consulted for robots.txt, not recorded as a file of its own.
+    expect(await q(`SELECT subject FROM files WHERE subject LIKE '%google%' AND file_kind = 'robots.txt'`)).toEqual([{ subject: 'google.com' }]);
   });
 
   it('configured locations (a --sellers-location, a locations file entry with a redirect): rows under the ad system', async () => {
@@ -161,7 +170,17 @@ describe('sellers.json locations, matching and intermediary rounds', () => {
       { subject: 'flag.test', url: 'https://data.flag-cdn.test/sellers.json', status: 'ok' },
       { subject: 'moved.test', url: 'https://files.storage.test/moved/sellers.json', status: 'ok' },
     ]);
-    expect(seen.filter((u) => u.startsWith('flag.test/') || u.startsWith('moved.test/'))).toEqual([]);
+    // Each asked at its spec location first (a 404 there), then at its entry.
+    expect(seen.filter((u) => u.startsWith('flag.test/') || u.startsWith('moved.test/')).sort()).toEqual(['flag.test/buyers.json', 'flag.test/robots.txt', 'flag.test/sellers.json', 'moved.test/buyers.json', 'moved.test/robots.txt', 'moved.test/sellers.json']);
+    expect(await q(`SELECT ad_system_domain AS a, location, location_url FROM sellers_files WHERE ad_system_domain IN ('flag.test', 'moved.test', 'adx.test') ORDER BY 1`)).toEqual([
+      { a: 'adx.test', location: 'spec', location_url: 'https://adx.test/sellers.json' },
+      { a: 'flag.test', location: 'table', location_url: 'https://data.flag-cdn.test/sellers.json' },
+      { a: 'moved.test', location: 'table', location_url: 'https://moved-cdn.test/s.json' },
+    ]);
+    // adx.test serves its file at the spec's location: its table entry is never asked.
+    expect(seen.filter((u) => u.startsWith('adx-mirror.test/'))).toEqual([]);
+    // Only the rows of the attempt that served the file: the 404s left no parse issue.
+    expect(await q(`SELECT count(*) AS n FROM parse_issues WHERE file_kind = 'sellers.json' AND subject IN ('flag.test', 'moved.test', 'google.com')`)).toEqual([{ n: 0 }]);
     const m = await q(`SELECT ad_system_domain, seller_found FROM seller_match WHERE ad_system_domain IN ('flag.test', 'moved.test') ORDER BY 1`);
     expect(m).toEqual([{ ad_system_domain: 'flag.test', seller_found: true }, { ad_system_domain: 'moved.test', seller_found: true }]);
   });
@@ -197,10 +216,15 @@ describe('sellers.json locations, matching and intermediary rounds', () => {
       { subject: 'moved.test', via: 'ad_system', status: 'ok' },
       { subject: 'nofile.test', via: 'intermediary', status: 'not_found' },
     ]);
-    // One request per sellers.json, however many entries and cycles name it.
+    // One request per sellers.json URL, however many entries and cycles name it; two for the ad
+    // systems whose spec location answered 404 before their table entry served the file.
     const sellersAsked = seen.filter((u) => u.endsWith('/sellers.json') || u.endsWith('/s.json'));
     expect(sellersAsked.length).toBe(new Set(sellersAsked).size);
-    expect(await q(`SELECT subject, count(*) AS n FROM fetches WHERE file_kind = 'sellers.json' GROUP BY 1 HAVING count(*) > 1`)).toEqual([]);
+    expect(await q(`SELECT subject, count(*) AS n FROM fetches WHERE file_kind = 'sellers.json' AND NOT contains(url, 'storage') GROUP BY 1 HAVING count(*) > 1 ORDER BY 1`)).toEqual([
+      { subject: 'flag.test', n: 2 },
+      { subject: 'google.com', n: 2 },
+      { subject: 'moved.test', n: 2 },
+    ]);
     for (const p of PUBLISHERS) expect(seen.filter((u) => u.startsWith(`${p}/`)), p).toEqual([]);
     // Entries go under their own file's domain; robots.txt of an intermediary host is recorded.
     expect(await q(`SELECT ad_system_domain, count(*) AS n FROM sellers WHERE ad_system_domain LIKE 'mid%' GROUP BY 1 ORDER BY 1`)).toEqual([
@@ -257,7 +281,7 @@ describe('sellers.json locations, matching and intermediary rounds', () => {
   });
 
   it('files.lines: physical lines of ads.txt and robots.txt (CRLF, no final line end), null for sellers.json', async () => {
-    const rows = await q(`SELECT subject, file_kind, lines FROM files WHERE subject IN ('pub1.test', 'adx.test', 'mid1.test') ORDER BY 1, 2`);
+    const rows = await q(`SELECT subject, file_kind, lines FROM files WHERE subject IN ('pub1.test', 'adx.test', 'mid1.test') AND file_kind <> 'buyers.json' ORDER BY 1, 2`);
     expect(rows).toEqual([
       { subject: 'adx.test', file_kind: 'robots.txt', lines: null },
       { subject: 'adx.test', file_kind: 'sellers.json', lines: null },
@@ -451,7 +475,7 @@ describe('adsnap crawl flags', () => {
     const seen = seenSince(from);
     expect(seen).toContain('data.flag-cdn.test/sellers.json');
     expect(seen).toContain('moved-cdn.test/s.json');
-    expect(seen.filter((u) => u.startsWith('wrong-cdn.test/') || u.startsWith('flag.test/') || u.startsWith('moved.test/'))).toEqual([]);
+    expect(seen.filter((u) => u.startsWith('wrong-cdn.test/'))).toEqual([]);
     // Depth 1 (the file's): round 1 is mid1, mid2, nofile, all within the flag's bound of 10; mid3 is never asked.
     expect(seen.filter((u) => /^mid\d\.test\/sellers\.json$|^nofile\.test\/sellers\.json$/.test(u)).sort()).toEqual(['mid1.test/sellers.json', 'mid2.test/sellers.json', 'nofile.test/sellers.json']);
     const manifest = JSON.parse(readFileSync(path.join(out, '_runs', readdirSync(path.join(out, '_runs')).find((f) => f.endsWith('.json'))!), 'utf8'));
@@ -464,7 +488,8 @@ describe('adsnap crawl flags', () => {
     });
     // The shipped table the entries were laid on: enough to reproduce the night's locations.
     const shipped = readFileSync(shippedLocationsFile());
-    expect(manifest.options.sellers_locations_table).toEqual({ file: 'data/sellers-locations.tsv', sha256: createHash('sha256').update(shipped).digest('hex'), entries: 1 });
+    const entries = shipped.toString('utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')).length;
+    expect(manifest.options.sellers_locations_table).toEqual({ file: 'data/sellers-locations.tsv', sha256: createHash('sha256').update(shipped).digest('hex'), entries });
     expect(manifest.sellers_rounds).toEqual({ rounds: [{ round: 0, files: 4 }, { round: 1, files: 3 }], limit_reached: null });
   }, 90_000);
 

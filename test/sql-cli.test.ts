@@ -58,8 +58,8 @@ describe('adsnap sql with a query', () => {
   let expected: { file_kind: string; n: number }[];
   beforeAll(async () => {
     expected = (await db.rows(QUERY)) as { file_kind: string; n: number }[];
-    // No app list: no app-ads.txt.
-    expect(expected.map((r) => r.file_kind)).toEqual(['ads.txt', 'robots.txt', 'sellers.json']);
+    // No app list: no app-ads.txt. Every ad system is asked for its buyers.json too.
+    expect(expected.map((r) => r.file_kind)).toEqual(['ads.txt', 'buyers.json', 'robots.txt', 'sellers.json']);
   });
 
   it('json: one array, counts as numbers, equal to DuckDB directly', async () => {

@@ -4,6 +4,7 @@ import { CRAWL_LIMITS, DEFAULT_CONCURRENCY } from '../../pipelines/crawl-options
 import { SELLERS_DEFAULTS } from '../../pipelines/sellers-rounds.js';
 import { FETCH_DEFAULTS, fetchKinds, resolveFetchConfig, type FetchKind, type FetchOptions } from '../fetch/index.js';
 import { checkLocation, parseLocationFlag, readLocationTable } from '../resolve/sellers-location.js';
+import { LIST_CONFIG_KEYS, resolveListKnobs, type ListKnobs } from './list-knobs.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -83,7 +84,8 @@ export const KNOBS_USAGE = `Operating knobs (docs/guide/operating.md; all echoed
                           options: "sellers-location" ({"AD_SYSTEM": "URL"} or ["AD_SYSTEM=URL"]),
                           "sellers-locations" (a path, relative to the config file), "sellers-depth",
                           "max-intermediaries". Locations merge by ad system: the file's table, its
-                          entries, then --sellers-locations, then --sellers-location
+                          entries, then --sellers-locations, then --sellers-location. Named lists:
+                          "list-provider-url" ({"tranco": "URL"}) and "list-cache" (a path)
   --concurrency N         subjects crawled at once (default ${DEFAULT_CONCURRENCY}, at most 4096)
   --per-host N            requests at once per host (default ${FETCH_DEFAULTS.perHost}, at most 64)
   --per-ip N              requests at once per resolved IP address (default ${FETCH_DEFAULTS.perIp}, at most 4096)
@@ -116,6 +118,8 @@ export interface Knobs {
   concurrency: number;
   fetch: FetchOptions;
   sellers: SellersKnobs;
+  /** Named lists: provider base URLs and the list cache (src/cli/list-knobs.ts). */
+  lists: ListKnobs;
   /** The config file read, or null. */
   configFile: string | null;
 }
@@ -162,7 +166,7 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     throw new UsageError(`--config ${file}: not JSON (${(err as Error).message})`);
   }
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new UsageError(`--config ${file}: must hold a JSON object of knobs by flag name`);
-  const known = new Set<string>([...NUMBER_KNOBS.map((k) => k.flag), ...KIND_KNOBS.map((k) => k.flag), ...Object.keys(PASS_THROUGH), ...SELLERS_KEYS]);
+  const known = new Set<string>([...NUMBER_KNOBS.map((k) => k.flag), ...KIND_KNOBS.map((k) => k.flag), ...Object.keys(PASS_THROUGH), ...SELLERS_KEYS, ...LIST_CONFIG_KEYS]);
   const unknown = Object.keys(obj).filter((k) => !known.has(k));
   if (unknown.length > 0) throw new UsageError(`--config ${file}: unknown knob${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')} (known: ${[...known].sort().join(', ')})`);
   return obj as Record<string, unknown>;
@@ -198,7 +202,7 @@ export async function resolveKnobs(values: Values): Promise<Knobs> {
     else if (typeof v !== 'string' || v.trim() === '' || /[\r\n]/.test(v)) throw new UsageError(`${where(flag, false)} must be a non-empty single-line string`);
     else fetch[key] = v;
   }
-  return { concurrency, fetch: fetch as FetchOptions, sellers: await resolveSellersKnobs(values, file, configFile), configFile };
+  return { concurrency, fetch: fetch as FetchOptions, sellers: await resolveSellersKnobs(values, file, configFile), lists: resolveListKnobs(values, file, configFile), configFile };
 }
 
 /**
@@ -218,8 +222,13 @@ async function resolveSellersKnobs(values: Values, file: Record<string, unknown>
   }
   const table = async (where: string, f: string) => {
     try {
-      for (const [k, v] of await readLocationTable(f)) out.locations[k] = v;
+      for (const [k, v] of await readLocationTable(f)) {
+        // The run's entries are one URL per ad system (asked after the spec's location, instead of the shipped table's).
+        if (v.length > 1) throw new UsageError(`${where} ${f}: ${k} has ${v.length} URLs; a run's table gives one per ad system`);
+        out.locations[k] = v[0]!;
+      }
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       const e = err as NodeJS.ErrnoException;
       throw new UsageError(e.code && e.code !== 'SELLERS_LOCATION_INVALID' ? `${where} ${f}: ${e.code}` : e.message);
     }

@@ -91,6 +91,8 @@ export const defaultMaxBytes: Readonly<Record<FetchKind, number>> = {
   // RFC 9309 §2.5: the parsing limit MUST be at least 500 KiB.
   'robots.txt': 512 * KiB,
   'sellers.json': 256 * MiB,
+  // buyers.json 1.0 is sellers.json's demand-side counterpart: the same rules.
+  'buyers.json': 256 * MiB,
   store_page: 4 * MiB,
   // The consent files (--ai-signals): a rule list, a Markdown site map, a licence; real ones are KiB.
   'tdmrep.json': 1 * MiB,
@@ -103,6 +105,7 @@ export const defaultTotalTimeoutMs: Readonly<Record<FetchKind, number>> = {
   'app-ads.txt': 30_000,
   'robots.txt': 30_000,
   'sellers.json': 300_000,
+  'buyers.json': 300_000,
   store_page: 30_000,
   'tdmrep.json': 30_000,
   'llms.txt': 30_000,

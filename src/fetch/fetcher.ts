@@ -24,6 +24,7 @@ const ACCEPT: Record<FetchKind, string> = {
   'app-ads.txt': 'text/plain, */*;q=0.5',
   'robots.txt': 'text/plain, */*;q=0.5',
   'sellers.json': 'application/json, */*;q=0.5',
+  'buyers.json': 'application/json, */*;q=0.5',
   store_page: 'text/html, */*;q=0.5',
   'tdmrep.json': 'application/json, */*;q=0.5',
   'llms.txt': 'text/markdown, text/plain;q=0.9, */*;q=0.5',

@@ -31,6 +31,7 @@ export const redirectPolicies: Readonly<Record<FetchKind, RedirectPolicy>> = {
   'app-ads.txt': { maxRedirects: 10, adsScope: true },
   'robots.txt': { maxRedirects: 5, adsScope: false },
   'sellers.json': { maxRedirects: 10, adsScope: false },
+  'buyers.json': { maxRedirects: 10, adsScope: false },
   store_page: { maxRedirects: 10, adsScope: false },
   // TDMRep §3.1: "a successful response … or a sequence of redirects that leads to" the file.
   'tdmrep.json': { maxRedirects: 10, adsScope: false },

@@ -1,6 +1,6 @@
 /** The kinds of file the crawl fetches; each has its own redirect policy, byte cap and deadline. */
-export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'store_page' | 'tdmrep.json' | 'llms.txt' | 'rsl';
-export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'store_page', 'tdmrep.json', 'llms.txt', 'rsl'];
+export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'buyers.json' | 'store_page' | 'tdmrep.json' | 'llms.txt' | 'rsl';
+export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page', 'tdmrep.json', 'llms.txt', 'rsl'];
 
 /**
  * What one request chain made: a `fetches` row (contract §3). The fetch layer knows no tables;

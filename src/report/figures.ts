@@ -359,8 +359,8 @@ SELECT * FROM (
         key: 'consistency.sellers_location',
         title: 'Records checkable because sellers.json was read where the ad system publishes it (latest night)',
         about:
-          "View ad_system_coverage: the ad systems whose sellers.json was asked somewhere other than https://AD_SYSTEM/sellers.json (an entry of data/sellers-locations.tsv or --sellers-location; the URL of the request, not the one finally read), that URL, its status, and the records of valid files naming them: checkable at the default location (none: it was not asked) and with the location (the file read there whole and valid). The 25 with most records.",
-        sql: `SELECT ad_system_domain, sellers_json_url, sellers_json_status AS status, records, 0::BIGINT AS checkable_at_default_location, checkable AS checkable_with_location
+          "View ad_system_coverage: the ad systems whose sellers.json was served by a location other than https://AD_SYSTEM/sellers.json (the spec's location is asked first; when it gives no readable file, the entries of data/sellers-locations.tsv or --sellers-location, in order): `served_by` says which served it (sellers_files.location), `sellers_json_url` the URL asked there (not the one finally read after redirects), its status, and the records of valid files naming them: checkable at the default location (none: it gave no readable file) and with the location (the file read there whole and valid). The 25 with most records.",
+        sql: `SELECT ad_system_domain, CASE WHEN at_spec_location THEN 'spec location' ELSE 'locations table' END AS served_by, sellers_json_url, sellers_json_status AS status, records, 0::BIGINT AS checkable_at_default_location, checkable AS checkable_with_location
 FROM report_coverage WHERE NOT coalesce(at_spec_location, true)
 ORDER BY records DESC, ad_system_domain LIMIT 25`,
         chart: { kind: 'hbar', x: 'checkable_with_location', y: 'ad_system_domain', xTitle: 'Records checkable against the sellers.json read at the location', yTitle: 'Ad system' },
@@ -645,6 +645,28 @@ GROUP BY r.depth ORDER BY r.depth`,
         sql: `SELECT count(*) AS files, count(version) AS version, count(contact_email) AS contact_email, count(contact_address) AS contact_address,
   count(*) FILTER (WHERE len(identifier_names) > 0) AS identifiers, count(ext) AS ext
 FROM sellers_files WHERE ${LATEST}`,
+      },
+      // buyers.json (IAB Tech Lab buyers.json 1.0): asked of every ad system beside its sellers.json.
+      {
+        key: 'sellers.buyers_json',
+        title: 'Ad systems publishing a buyers.json (latest night)',
+        about:
+          "View ad_system_buyers: every ad system named by a kept record is asked for https://AD_SYSTEM/buyers.json once a night. Per ad system whose answer was a body (not a 404 or a failure): the status of its buyers.json (ok and valid: a buyers array read whole; invalid_json: broken or cut JSON, the entries before the break kept; too_large: cut at the byte cap, never valid), the entries read, and the entries per buyer_type as written. The 25 with most entries; the ad systems without one are counted in the data-quality section's file statuses.",
+        sql: `SELECT ad_system_domain, buyers_json_status AS status, publishes, buyers,
+  (SELECT string_agg(k || ' ' || v, ', ' ORDER BY v DESC, k) FROM (SELECT unnest(map_keys(buyer_types)) AS k, unnest(map_values(buyer_types)) AS v)) AS buyer_types
+FROM ad_system_buyers WHERE ${LATEST} AND buyers_json_status IN ('ok', 'empty', 'invalid_json', 'not_buyers_json', 'html', 'too_large')
+ORDER BY buyers DESC, ad_system_domain LIMIT 25`,
+        chart: { kind: 'hbar', x: 'buyers', y: 'ad_system_domain', xTitle: 'Buyers listed in buyers.json', yTitle: 'Ad system' },
+      },
+      {
+        key: 'sellers.buyer_types',
+        title: 'Buyers by type in the buyers.json files (latest night)',
+        about: 'Entries of the valid buyers.json files read that night (a buyers array read whole), by buyer_type as written, with the ad systems listing each type and the share marked confidential.',
+        sql: `SELECT coalesce(b.buyer_type, '(none)') AS buyer_type, count(*) AS buyers, count(DISTINCT b.ad_system_domain) AS ad_systems,
+  round(count(*) FILTER (WHERE b.is_confidential) / count(*), 4) AS confidential_share
+FROM buyers b JOIN files f ON f.snapshot_date = b.snapshot_date AND f.subject = b.ad_system_domain AND f.file_kind = 'buyers.json' AND f.valid
+WHERE b.${LATEST} GROUP BY 1 ORDER BY buyers DESC, buyer_type`,
+        chart: { kind: 'bar', x: 'buyer_type', y: 'buyers', xTitle: 'buyer_type', yTitle: 'Buyers' },
       },
     ],
   },

@@ -2,6 +2,7 @@ import type { FetchErrorCode } from '../fetch/errors.js';
 
 import { FILE_STATUSES, type FileStatus } from '../../schemas/tables.js';
 import type { SellersStatus } from '../parse/sellers/types.js';
+import type { BuyersStatus } from '../parse/buyers/types.js';
 
 export { FILE_STATUSES, type FileStatus };
 
@@ -78,8 +79,11 @@ export function robotsFileStatus(p: { truncated: boolean; html: boolean }): Cont
   return { status: 'ok', valid: true };
 }
 
-/** sellers.json (IAB sellers.json 1.0): the parser's verdict on a 2xx body; a cut body is `too_large`. */
-export function sellersFileStatus(p: { parseStatus: SellersStatus; truncated: boolean }): ContentVerdict {
+/**
+ * sellers.json (IAB sellers.json 1.0), and buyers.json 1.0 by the same rules: the parser's verdict
+ * on a 2xx body; a cut body is `too_large`.
+ */
+export function sellersFileStatus(p: { parseStatus: SellersStatus | BuyersStatus; truncated: boolean }): ContentVerdict {
   if (p.truncated) return { status: 'too_large', valid: false };
   return { status: p.parseStatus, valid: p.parseStatus === 'ok' };
 }

@@ -2,10 +2,13 @@
  * Where an ad system publishes its sellers.json. IAB sellers.json 1.0 puts the file at the root of
  * the ad system's domain (`https://<ad system>/sellers.json`), and most ad systems do; some do not:
  * google.com answers 404 there and publishes at realtimebidding.google.com (its Authorized Buyers
- * help says so). `data/sellers-locations.tsv` lists those, each with its source; the crawl's
- * `sellersLocations` (`--sellers-location AD_SYSTEM=URL`, `--sellers-locations FILE`) add or
- * override entries. Whatever the URL, the file stays the ad system's: `files.subject` and
- * `sellers.ad_system_domain` are the ad system, so joins to `ads_records` are unchanged.
+ * help says so). `data/sellers-locations.tsv` lists those, each with its source and the kind of
+ * source (`ad system`: its own documentation; `third party`: a tool or study that uses it); the
+ * crawl's `sellersLocations` (`--sellers-location AD_SYSTEM=URL`, `--sellers-locations FILE`)
+ * add entries or replace an ad system's. The crawl asks the spec's location first, then the
+ * table's, in order, until one gives a readable file (`candidatesFor`). Whatever the URL, the
+ * file stays the ad system's: `files.subject` and `sellers.ad_system_domain` are the ad system,
+ * so joins to `ads_records` are unchanged.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -53,29 +56,41 @@ export function parseLocationFlag(spec: string, where = '--sellers-location'): [
   return checkLocation(spec.slice(0, eq), spec.slice(eq + 1), where);
 }
 
+/** The kinds of source an entry of the shipped table names. */
+export const LOCATION_SOURCE_KINDS = ['ad system', 'third party'] as const;
+
 /**
- * The table's text: `ad_system<TAB>url[<TAB>source]` per line, `#` comments and blank lines
- * skipped. `requireSource`: the shipped table says where each entry comes from.
+ * The table's text: `ad_system<TAB>url[<TAB>source[<TAB>kind]]` per line, `#` comments and blank
+ * lines skipped; an ad system may have several lines, asked in their order. `requireSource`: the
+ * shipped table says where each entry comes from, and what kind of source that is.
+ * Returns ad system → its URLs in order (the first spelling of each URL).
  */
-export function parseLocationTable(text: string, where: string, requireSource = false): Map<string, string> {
-  const out = new Map<string, string>();
+export function parseLocationTable(text: string, where: string, requireSource = false): Map<string, string[]> {
+  const out = new Map<string, string[]>();
   const lines = text.split(/\r\n|\r|\n/);
   for (const [i, raw] of lines.entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const at = `${where}:${i + 1}`;
     const fields = line.split('\t').map((f) => f.trim());
-    if (fields.length < 2 || fields[0] === '' || fields[1] === '') throw new SellersLocationError(`${at}: expected ad_system<TAB>url[<TAB>source]`);
+    if (fields.length < 2 || fields[0] === '' || fields[1] === '') throw new SellersLocationError(`${at}: expected ad_system<TAB>url[<TAB>source[<TAB>kind]]`);
     if (requireSource && !fields[2]) throw new SellersLocationError(`${at}: the shipped table names a source for every entry`);
+    const kind = fields[3];
+    if (requireSource && !(LOCATION_SOURCE_KINDS as readonly (string | undefined)[]).includes(kind)) {
+      throw new SellersLocationError(`${at}: the kind of source must be ${LOCATION_SOURCE_KINDS.map((k) => `'${k}'`).join(' or ')}, got ${JSON.stringify(kind ?? '')}`);
+    }
     const [host, url] = checkLocation(fields[0]!, fields[1]!, at);
-    if (out.has(host)) throw new SellersLocationError(`${at}: ${host} is listed twice`);
-    out.set(host, url);
+    const urls = out.get(host) ?? [];
+    if (urls.includes(url)) throw new SellersLocationError(`${at}: ${host} ${url} is listed twice`);
+    if (url === defaultSellersUrl(host)) throw new SellersLocationError(`${at}: ${url} is the spec's location, always asked first`);
+    urls.push(url);
+    out.set(host, urls);
   }
   return out;
 }
 
 /** Reads a locations file (the shipped table's format). */
-export async function readLocationTable(file: string, requireSource = false): Promise<Map<string, string>> {
+export async function readLocationTable(file: string, requireSource = false): Promise<Map<string, string[]>> {
   return parseLocationTable(await readFile(file, 'utf8'), file, requireSource);
 }
 
@@ -92,32 +107,36 @@ export interface LocationTableInfo {
 
 export class SellersLocations {
   private constructor(
-    private readonly table: ReadonlyMap<string, string>,
+    private readonly table: ReadonlyMap<string, readonly string[]>,
     /** The table the overrides were laid on; null when none was. */
     readonly base: LocationTableInfo | null = null,
   ) {}
 
-  /** The shipped table (or `file`) with `overrides` (already checked: `checkLocation`) on top. */
+  /**
+   * The shipped table (or `file`) with `overrides` (already checked: `checkLocation`) on top: an
+   * override replaces the table's URLs for its ad system.
+   */
   static async load(overrides: Readonly<Record<string, string>> = {}, file: string | null = shippedLocationsFile()): Promise<SellersLocations> {
-    if (file === null) return new SellersLocations(new Map(Object.entries(overrides)));
+    const own = Object.entries(overrides).map(([k, v]) => [k, [v]] as const);
+    if (file === null) return new SellersLocations(new Map(own));
     const bytes = await readFile(file);
     const table = parseLocationTable(bytes.toString('utf8'), file, true);
-    const base = { file: file === shippedLocationsFile() ? 'data/sellers-locations.tsv' : file, sha256: createHash('sha256').update(bytes).digest('hex'), entries: table.size };
-    for (const [k, v] of Object.entries(overrides)) table.set(k, v);
+    const entries = [...table.values()].reduce((n, urls) => n + urls.length, 0);
+    const base = { file: file === shippedLocationsFile() ? 'data/sellers-locations.tsv' : file, sha256: createHash('sha256').update(bytes).digest('hex'), entries };
+    for (const [k, v] of own) table.set(k, [...v]);
     return new SellersLocations(table, base);
   }
 
   static of(entries: Readonly<Record<string, string>>): SellersLocations {
-    return new SellersLocations(new Map(Object.entries(entries)));
+    return new SellersLocations(new Map(Object.entries(entries).map(([k, v]) => [k, [v]])));
   }
 
-  /** The URL the crawl asks for this ad system's sellers.json. */
-  urlFor(adSystem: string): string {
-    return this.table.get(adSystem) ?? defaultSellersUrl(adSystem);
-  }
-
-  /** True when the ad system publishes at the spec's default place. */
-  isDefault(adSystem: string): boolean {
-    return !this.table.has(adSystem);
+  /**
+   * Where the crawl asks for this ad system's sellers.json, in order: the spec's location
+   * (sellers.json 1.0: the root of the ad system's domain), then the table's, until one gives a
+   * readable file.
+   */
+  candidatesFor(adSystem: string): string[] {
+    return [defaultSellersUrl(adSystem), ...(this.table.get(adSystem) ?? [])];
   }
 }

@@ -33,6 +33,8 @@ export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
   apps: ['store_url'],
   sellers: ['ad_system_domain', 'seller_id'],
   sellers_files: ['ad_system_domain'],
+  buyers: ['ad_system_domain', 'buyer_id'],
+  buyers_files: ['ad_system_domain'],
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { Row } from '../../schemas/tables.js';
 import type { AdsRecord, AdsVariable } from '../parse/adstxt/index.js';
 import type { Seller } from '../parse/sellers/index.js';
+import type { Buyer, BuyersSummary } from '../parse/buyers/index.js';
 import type { FetchRow } from '../fetch/types.js';
 import type { FileStatus, Obtained } from '../../schemas/tables.js';
 
@@ -117,10 +118,17 @@ export function adsVariableColumns(v: AdsVariable) {
 }
 
 /** The header of a sellers.json read whole (IAB sellers.json 1.0). */
-export function sellersFileRow(domain: string, status: string, h: { version: string | null; contactEmail: string | null; contactAddress: string | null; identifiers: readonly { name: string | null; value: string | null }[]; ext: string | null; sellers: number }): Row<'sellers_files'> {
+export function sellersFileRow(
+  domain: string,
+  status: string,
+  h: { version: string | null; contactEmail: string | null; contactAddress: string | null; identifiers: readonly { name: string | null; value: string | null }[]; ext: string | null; sellers: number },
+  asked: { location: 'spec' | 'table'; url: string } | null = null,
+): Row<'sellers_files'> {
   return {
     ad_system_domain: domain,
     status,
+    location: asked?.location ?? null,
+    location_url: asked?.url ?? null,
     version: h.version,
     contact_email: h.contactEmail,
     contact_address: h.contactAddress,
@@ -130,6 +138,17 @@ export function sellersFileRow(domain: string, status: string, h: { version: str
     ext: h.ext,
     sellers: h.sellers,
   };
+}
+
+/** A `buyers_files` row: the header of an ad system's buyers.json (the same columns as sellers_files). */
+export function buyersFileRow(domain: string, status: string, h: BuyersSummary): Row<'buyers_files'> {
+  const { location: _l, location_url: _u, sellers: _s, ...header } = sellersFileRow(domain, status, { ...h, sellers: h.buyers });
+  return { ...header, buyers: h.buyers };
+}
+
+/** A `buyers` table row. */
+export function buyerRow(adSystemDomain: string, b: Buyer): Row<'buyers'> {
+  return { ad_system_domain: adSystemDomain, buyer_id: b.buyerId, buyer_type: b.buyerType, name: b.name, domain: b.domain, is_confidential: b.isConfidential, comment: b.comment };
 }
 
 /** A `sellers` table row for a seller of the ad system `adSystemDomain` (lower-cased host). */

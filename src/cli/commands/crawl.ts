@@ -11,9 +11,12 @@ import type { Command } from '../command.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
 import { UsageError } from '../usage-error.js';
 import { visibleLines } from '../../text/visible.js';
+import { resolveDomainsList } from '../list-knobs.js';
+import { isNamedList } from '../../sources/named-lists/index.js';
+import { defaultUserAgent } from '../../util/version.js';
 import { KNOB_FLAGS, KNOBS_USAGE, resolveKnobs } from '../crawl-knobs.js';
 
-const usage = `Usage: adsnap crawl --domains FILE [--apps FILE] --out DIR [options]
+const usage = `Usage: adsnap crawl --domains FILE|PROVIDER:SELECTOR [--apps FILE] --out DIR [options]
 
 Crawls every listed site (robots.txt, ads.txt, declared subdomains, inventory partners) and app
 (store page, developer site's app-ads.txt), then the sellers.json of every ad system named, and
@@ -21,6 +24,19 @@ writes one snapshot of Parquet tables under DIR (DIR/<table>/snapshot_date=YYYY-
 
 Inputs (text, CSV with a domain/store_url column, Tranco rank,domain; .gz or .zip; '-' = stdin):
   --domains FILE          domain list
+  --domains PROVIDER:SELECTOR
+                          a top list by name, downloaded once into the list cache:
+                          tranco:latest | tranco:YYYY-MM-DD | tranco:id:ID (a date not yet published
+                          walks back up to 7 days), crux:YYYYMM | crux:YYYYMM:CC, majestic:latest,
+                          radar:latest | radar:YYYY-MM-DD (token in CLOUDFLARE_API_TOKEN). 'latest'
+                          is resolved once per snapshot date. The manifest records provider,
+                          selector, resolved date, list id, URL, bytes and sha256 (named_list)
+  --list-cache DIR        where named lists are kept (default OUT/_lists); a cached list is read with
+                          no request, and stands in when the provider cannot be reached
+  --list-provider-url PROVIDER=URL
+                          base URL of a provider, its paths kept below it (repeatable; a mirror, or
+                          a test server)
+  --top N                 the first N entries of the list (the same as --limit N)
   --apps FILE             app list (store URLs, or CSV with store_url[,developer_url,bundle_id,store_id])
   --zip-entry NAME        entry to read from a .zip (default: the first)
   --limit N               stop after N accepted list entries
@@ -147,6 +163,9 @@ export const command: Command = {
       out: { type: 'string' },
       'zip-entry': { type: 'string' },
       limit: { type: 'string' },
+      top: { type: 'string' },
+      'list-cache': { type: 'string' },
+      'list-provider-url': { type: 'string', multiple: true },
       'snapshot-date': { type: 'string' },
       'run-id': { type: 'string' },
       'connect-to': { type: 'string', multiple: true },
@@ -244,7 +263,10 @@ export const command: Command = {
     // flags over --config FILE (crawl-knobs.ts).
     const knobs = await resolveKnobs(values);
     const concurrency = knobs.concurrency;
-    const limit = values.limit === undefined ? undefined : intFlag('limit', values.limit, 0, 0);
+    const limit = listLimit(values.limit, values.top);
+    // A list named by provider: resolved to a cached file now (a request only when the cache lacks it).
+    const named = values.domains && isNamedList(values.domains) ? await resolveDomainsList(values.domains, knobs.lists, { outDir: values.out, day: snapshotDate ?? new Date().toISOString().slice(0, 10), userAgent: values['user-agent'] ?? knobs.fetch.userAgent ?? defaultUserAgent }) : null;
+    if (named) process.stderr.write(`adsnap crawl: ${values.domains} is ${named.sourceName}, ${named.record.bytes} bytes${named.fromCache ? ' (from the list cache)' : ''}${named.record.note ? `; ${named.record.note}` : ''}\n`);
     const checkpointSeconds = intFlag('checkpoint-interval', values['checkpoint-interval'], 300, 0, CRAWL_LIMITS.checkpointSeconds);
     const logIntervalMs = intFlag('log-interval', values['log-interval'], 10, 1, 86_400) * 1000;
 
@@ -261,7 +283,8 @@ export const command: Command = {
     const progress = startProgress(stats, { mode: progressMode, intervalMs: progressMode === 'json' ? logIntervalMs : undefined });
     try {
       const result = await crawl({
-        domains: values.domains ?? null,
+        domains: named ? named.file : (values.domains ?? null),
+        ...(named ? { domainsSource: named.sourceName, namedList: { ...named.record, from_cache: named.fromCache, offline: named.offline } } : {}),
         apps: values.apps ?? null,
         outDir: values.out,
         snapshotDate,
@@ -322,6 +345,14 @@ export const command: Command = {
     }
   },
 };
+
+/** `--limit N` and its alias `--top N` (the first N entries); both given must agree. */
+function listLimit(limit: string | undefined, top: string | undefined): number | undefined {
+  const l = limit === undefined ? undefined : intFlag('limit', limit, 0, 0);
+  const t = top === undefined ? undefined : intFlag('top', top, 0, 0);
+  if (l !== undefined && t !== undefined && l !== t) throw new UsageError(`--top ${t} and --limit ${l} disagree: give one`);
+  return t ?? l;
+}
 
 function isIsoDate(s: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);

@@ -11,19 +11,19 @@ import type { FileKind, ParseEvent, ParseKind } from '../parse-kinds/kind.js';
 import { visible, visibleLines } from '../../text/visible.js';
 import { UsageError } from '../usage-error.js';
 
-const KINDS: readonly FileKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json'];
+const KINDS: readonly FileKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json'];
 const FORMATS = ['ndjson', 'table'] as const;
 type Format = (typeof FORMATS)[number];
 
 // Each kind's module beside kind.ts; loaded lazily so parsing one kind never loads the others.
-const MODULE_OF: Record<FileKind, string> = { 'ads.txt': 'adstxt', 'app-ads.txt': 'adstxt', 'robots.txt': 'robots', 'sellers.json': 'sellers' };
+const MODULE_OF: Record<FileKind, string> = { 'ads.txt': 'adstxt', 'app-ads.txt': 'adstxt', 'robots.txt': 'robots', 'sellers.json': 'sellers', 'buyers.json': 'buyers' };
 
 const usage = `Usage: adsnap parse [--kind K] [--format ndjson|table] FILE|-
 
 Parses one local file and prints what it found, in file order, summary last.
-  --kind K        ads.txt, app-ads.txt, robots.txt or sellers.json (default: guessed from the
-                  file name: "app-ads" → app-ads.txt, "robots" → robots.txt,
-                  "sellers" or ".json" → sellers.json, else ads.txt; stdin → ads.txt)
+  --kind K        ads.txt, app-ads.txt, robots.txt, sellers.json or buyers.json (default: guessed
+                  from the file name: "app-ads" → app-ads.txt, "robots" → robots.txt, "buyers"
+                  → buyers.json, "sellers" or ".json" → sellers.json, else ads.txt; stdin → ads.txt)
   --format F      ndjson (one JSON object per line; default when stdout is not a terminal)
                   or table (readable; default on a terminal)
   FILE|-          the file to parse, or - for stdin
@@ -34,6 +34,7 @@ export function guessKind(fileName: string): FileKind {
   const base = path.basename(fileName).toLowerCase();
   if (base.includes('app-ads') || base.includes('app_ads')) return 'app-ads.txt';
   if (base.includes('robots')) return 'robots.txt';
+  if (base.includes('buyers')) return 'buyers.json';
   if (base.includes('sellers') || base.endsWith('.json')) return 'sellers.json';
   return 'ads.txt';
 }
@@ -77,7 +78,7 @@ async function openInput(file: string): Promise<AsyncIterable<Uint8Array>> {
 }
 
 export const command: Command = {
-  summary: 'parse one local ads.txt, app-ads.txt, robots.txt or sellers.json file and print its records',
+  summary: 'parse one local ads.txt, app-ads.txt, robots.txt, sellers.json or buyers.json file and print its records',
   usage,
   async run(argv) {
     const opts = resolveOptions(argv);

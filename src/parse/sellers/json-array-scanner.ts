@@ -41,6 +41,8 @@ export interface JsonArrayScanHandler {
 export interface JsonArrayScanOptions {
   /** Longest element or member value kept, in characters; longer ones are reported and skipped. @default 1 MiB */
   maxValueChars?: number;
+  /** The streamed array's key, where scanning resumes after a structural error. @default 'sellers' */
+  arrayKey?: string;
 }
 
 const enum S {
@@ -61,8 +63,8 @@ const enum S {
   Stopped,
 }
 
-// "sellers" (any case) : [ — where scanning resumes after a structural error.
-const RESYNC = /"sellers"\s*:\s*\[/i;
+// "sellers" (any case) : [ — where scanning resumes after a structural error (`arrayKey`).
+const resyncPattern = (key: string) => new RegExp(`"${key.replace(/[^A-Za-z0-9_]/g, '')}"\\s*:\\s*\\[`, 'i');
 const RESYNC_TAIL = 64;
 
 export class JsonArrayScanner {
@@ -71,6 +73,7 @@ export class JsonArrayScanner {
   private decoder: InstanceType<typeof TextDecoder> | null = null;
   private head: Uint8Array | null = null; // a first chunk too short to tell
   private readonly maxValueChars: number;
+  private readonly resyncAt: RegExp;
   // Value capture: text parts of the value so far, and its nesting state.
   private parts: string[] = [];
   private capLen = 0;
@@ -94,6 +97,7 @@ export class JsonArrayScanner {
     options: JsonArrayScanOptions = {},
   ) {
     this.maxValueChars = options.maxValueChars ?? 1 << 20;
+    this.resyncAt = resyncPattern(options.arrayKey ?? 'sellers');
   }
 
   /** True until a first significant character has been seen (a held first byte counts unless it is a space). */
@@ -413,7 +417,7 @@ export class JsonArrayScanner {
 
   private resync(text: string, i: number): number {
     const hay = this.resyncTail + text.slice(i);
-    const m = RESYNC.exec(hay);
+    const m = this.resyncAt.exec(hay);
     if (!m) {
       this.resyncTail = hay.slice(-RESYNC_TAIL);
       return text.length;
