@@ -92,6 +92,14 @@ describe('followRedirects', () => {
     expect(again.finished).toBe(true);
   });
 
+  it('a redirect to a host that then fails: the row has no status and none of the headers of the redirect', async () => {
+    const moved = response(301, { location: 'https://gone.example/ads.txt', 'content-type': 'text/html', etag: '"r"' });
+    const a = await followRedirects(scripted([(h) => answerOf(h, moved), (h) => answerOf(h, null, 'dns_nxdomain', null)]))(hop());
+    const req: FetchRequest = { url: 'https://a.example/ads.txt', kind: 'ads.txt', subject: 'a.example' };
+    const { row } = chainResult({ req, url: req.url, host: 'a.example', startedAt: new Date(0), t0: 0 }, a, NO_BODY);
+    expect(row).toMatchObject({ status_code: null, error: 'dns_nxdomain', content_type: null, etag: null, final_url: 'https://gone.example/ads.txt', redirects: ['https://gone.example/ads.txt'], attempts: 2, remote_ip: null });
+  });
+
   it('passes on answers that are not redirects, and failures, untouched', async () => {
     const notFound = response(404);
     expect((await followRedirects(scripted([(h) => answerOf(h, notFound)]))(hop())).response).toBe(notFound);
