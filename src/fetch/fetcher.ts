@@ -8,10 +8,10 @@ import { chainResult, outcomeOf, type ChainResult, type ChainStart } from './cha
 import type { FetchConfig } from './config.js';
 import { AddressAllowList } from './address-guard.js';
 import { DnsCache, operatorResolver } from './dns-cache.js';
-import { discard, sendOnce } from './exchange.js';
+import { discard, sendOnce, type OpenResponse } from './exchange.js';
 import { fallbackUrl } from './fallback.js';
 import { holdWalls, WallHolds } from './holds.js';
-import { compose, headerValue, type HopAnswer, type SendHop } from './hop.js';
+import { compose, headerValue, type SendHop } from './hop.js';
 import { Politeness } from './politeness.js';
 import { followRedirects } from './redirect-policy.js';
 import { retryTransient } from './retry.js';
@@ -79,9 +79,9 @@ export interface FetcherStats {
 /**
  * The fetch stack: one undici Agent, one DNS cache, one set of politeness slots, and the policies
  * composed once over them (hop.ts); each `fetch` runs one chain, perhaps a second over HTTP
- * (fallback.ts), and yields one `fetches` row per chain. Web
- * outcomes (404, DNS failure, timeout, redirect out of scope…) are data in the outcome, never
- * exceptions; only a bug in `consume` (an error that is not a body read failure) is rethrown.
+ * (fallback.ts), and yields one `fetches` row per chain. Web outcomes (404, DNS failure, timeout,
+ * redirect out of scope…) are data in the outcome, never exceptions; only a bug in `consume` (an
+ * error that is not a body read failure) is rethrown.
  */
 export class Fetcher {
   readonly config: FetchConfig;
@@ -146,15 +146,15 @@ export class Fetcher {
       await discard(r);
       return chainResult(start, a, NO_BODY);
     }
-    const read = await readBody(r, this.meta(req.kind, url, a), consume, this.walls);
+    const read = await readBody(r, this.meta(req.kind, url, a.url, r), consume, this.walls);
     this.counters.bytes += read.bytes;
     return chainResult(start, a, read);
   }
 
   /** What the consumer learns before reading a 2xx answer of the chain that began at `url`. */
-  private meta(kind: FetchKind, url: URL, a: HopAnswer): ResponseMeta {
-    const res = a.response!.res;
-    return { url: url.href, finalUrl: a.url.href, status: res.statusCode, headers: res.headers, contentType: headerValue(a.headers, 'content-type'), maxBytes: this.config.maxBytes[kind], deadlineAt: a.response!.deadlineAt };
+  private meta(kind: FetchKind, url: URL, finalUrl: URL, r: OpenResponse): ResponseMeta {
+    const { res } = r;
+    return { url: url.href, finalUrl: finalUrl.href, status: res.statusCode, headers: res.headers, contentType: headerValue(res.headers, 'content-type'), maxBytes: this.config.maxBytes[kind], deadlineAt: r.deadlineAt };
   }
 
   stats(): FetcherStats {
