@@ -1,8 +1,9 @@
 import type { FetchOptions } from '../src/fetch/index.js';
 import type { ListStats } from '../src/sources/domain-list.js';
 import type { NamedListRecord } from '../src/sources/named-lists/index.js';
+import type { AppListStats } from '../src/sources/apps.js';
 import type { Shard } from '../src/util/shard.js';
-import type { RunLockOptions } from '../src/store/run-lock.js';
+import { resolveRunLockOptions, type RunLockOptions } from '../src/store/run-lock.js';
 import type { RunStats } from './run-stats.js';
 import type { Stage } from './shard-exchange.js';
 import { checkLocation } from '../src/resolve/sellers-location.js';
@@ -115,7 +116,10 @@ export interface CrawlOptions {
   restart?: boolean;
   /** Commit a snapshot even when a list has no accepted entry. @default false (exit 1, nothing committed) */
   allowEmpty?: boolean;
-  /** The run lock's heartbeat and staleness (tests). */
+  /**
+   * The run lock's heartbeat and stale bound (`--lock-heartbeat`, `--lock-stale`; recorded in the
+   * manifest as options.lock). @default RUN_LOCK_DEFAULTS (5 s, 30 s)
+   */
   lock?: RunLockOptions;
   /**
    * Rewrite each table's parts into one part sorted by its lookup key before the commit (the
@@ -130,6 +134,8 @@ export interface CrawlResult {
   manifestPath: string;
   stats: RunStats;
   list: ListStats | null;
+  /** The app list's counts and first malformed lines, as the manifest records them (`app_list`). */
+  appList?: AppListStats | null;
   tables: Record<string, { rows: number; parts: string[] }>;
   /** The run had been completed before: nothing was crawled again. */
   alreadyComplete: boolean;
@@ -168,6 +174,7 @@ export function validateCrawlOptions(o: CrawlOptions): void {
     throw new TypeError(`the intermediaries stage runs once, as shard 0 of ${o.shard.count} (each round needs every file of the round before): run it with --shard 0/${o.shard.count}`);
   }
   if (o.now !== undefined && Number.isNaN(o.now.getTime())) throw new TypeError('now must be a valid time');
+  resolveRunLockOptions(o.lock);
   if (o.robotsSemantics !== undefined && !isRobotsSemantics(o.robotsSemantics)) throw new TypeError(`robotsSemantics must be 'rfc' or 'google', got ${JSON.stringify(o.robotsSemantics)}`);
   if (o.agentsCatalogue !== undefined && (!Array.isArray(o.agentsCatalogue?.agents) || typeof o.agentsCatalogue.sha256 !== 'string')) {
     throw new TypeError('agentsCatalogue must be a catalogue read by loadAgentsCatalogue or parseAgentsCatalogue');

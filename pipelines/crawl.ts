@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS } from '../src/parse/robots/index.js';
@@ -8,7 +8,7 @@ import { fetchKnobsManifest } from '../src/fetch/knobs-manifest.js';
 import { Fetcher, networkManifest, resolveFetchConfig } from '../src/fetch/index.js';
 import { openSnapshotWriter, sweepTemporaryParts, type SnapshotWriter } from '../src/sink/index.js';
 import { fingerprintFile } from '../src/sources/fingerprint.js';
-import { RunLock } from '../src/store/run-lock.js';
+import { resolveRunLockOptions, RunLock, RunLockedError } from '../src/store/run-lock.js';
 import { readAppList, type AppListStats } from '../src/sources/apps.js';
 import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
 import { openLineBatches } from '../src/sources/line-reader.js';
@@ -35,6 +35,7 @@ import { SellersLocations } from '../src/resolve/sellers-location.js';
 import { DEFAULT_CONCURRENCY, EmptyListError, sellersLocationOverrides, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
 import { alreadyComplete, checkSameInputs, readInputs, type RunInputs } from './run-inputs.js';
 import { compactAndCommit, finishCommit } from './run-commit.js';
+import { checkListsHaveEntries } from './list-check.js';
 import { catalogueManifest, loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 import { emitCatalogue } from './robots-agents.js';
 
@@ -55,12 +56,19 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     domains: options.domains && options.domains !== '-' ? await fingerprintFile(options.domains) : null,
     apps: options.apps && options.apps !== '-' ? await fingerprintFile(options.apps) : null,
   };
+  // Bad input at the edge: a list file with no accepted entry is refused before anything is created.
+  await checkListsHaveEntries(options, { domains: fileList(options.domains), apps: fileList(options.apps) });
+  const outExisted = existsSync(options.outDir);
   if (existsSync(manifestFile) && !options.restart) {
     const result = await alreadyComplete(options, runId, snapshotDate, manifestFile, stats, fileFingerprints);
-    // An attempt killed after its manifest (the run is complete) may have left its staging folder.
+    // An attempt killed after its manifest (the run is complete) may have left its staging folder;
+    // one still alive is cleaning it up itself, and the run is complete all the same (exit 0).
     if (existsSync(path.join(options.outDir, '_staging', `${runId}.lock`)) || existsSync(path.join(options.outDir, '_staging', runId))) {
-      const lock = await RunLock.acquire(path.join(options.outDir, '_staging'), runId, options.lock);
-      await rm(path.join(options.outDir, '_staging', runId), { recursive: true, force: true }).finally(() => lock.release());
+      const lock = await RunLock.acquire(path.join(options.outDir, '_staging'), runId, options.lock).catch((err: unknown) => {
+        if (err instanceof RunLockedError) return null;
+        throw err;
+      });
+      if (lock) await rm(path.join(options.outDir, '_staging', runId), { recursive: true, force: true }).finally(() => lock.release());
     }
     return result;
   }
@@ -78,14 +86,37 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     const inputs = await readInputs(options, journal.dir, fileFingerprints);
     const saved = journal.previous;
     if (saved) checkSameInputs(saved, inputs.fingerprints);
+    if (options.domains === '-' || options.apps === '-') await checkStdinList(options, inputs, journal);
     if (saved?.phase === 'compact' || saved?.phase === 'commit') {
       stats.restore(saved.stats);
       stats.phase = 'committing';
       return saved.phase === 'compact' ? await compactAndCommit(options, journal, lock, saved, stats, true) : await finishCommit(options, journal, lock, saved, stats, true);
     }
     return await crawlPhases(options, { runId, snapshotDate, shard, stage, stats, journal, lock, inputs });
+  } catch (err) {
+    if (err instanceof EmptyListError) {
+      // Refused stdin: what this attempt made goes with it (folders that hold anything else stay).
+      await lock.release();
+      for (const dir of [path.join(options.outDir, '_staging'), ...(outExisted ? [] : [options.outDir])]) await rmdir(dir).catch(() => undefined);
+    }
+    throw err;
   } finally {
     await lock.release();
+  }
+}
+
+/** A list given as a path (stdin is checked once copied, under the lock). */
+function fileList(input: string | null | undefined): string | null {
+  return input && input !== '-' ? input : null;
+}
+
+/** A list read from stdin with no accepted entry: its copy and checkpoint go, then EmptyListError. */
+async function checkStdinList(options: CrawlOptions, inputs: RunInputs, journal: RunJournal): Promise<void> {
+  try {
+    await checkListsHaveEntries(options, { domains: options.domains === '-' ? inputs.domains : null, apps: options.apps === '-' ? inputs.apps : null });
+  } catch (err) {
+    if (err instanceof EmptyListError) await journal.remove();
+    throw err;
   }
 }
 
@@ -359,7 +390,7 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
       named_list: options.namedList ?? null,
       // Every fetch knob as used, from defaults, --config FILE or flags (src/fetch/knobs-manifest.ts).
       fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
-      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, ai_signals: options.aiSignals ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue) },
+      options: { concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, ai_signals: options.aiSignals ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(catalogue), lock: lockManifest(options) },
       // Resolvers asked and every exemption from the address guard (--dns-server, --allow-addresses; src/fetch/network-manifest.ts).
       network: networkManifest(fetchConfig),
       sellers_rounds: sellersManifest(options, state.sellersRounds ?? null).sellers_rounds,
@@ -387,6 +418,12 @@ async function crawlPhases(options: CrawlOptions, run: RunSetup): Promise<CrawlR
     await fetcher.close();
     ctx.incremental?.previous.close();
   }
+}
+
+/** The run lock's settings as the manifest records them. */
+function lockManifest(options: CrawlOptions): { heartbeat_ms: number; stale_ms: number } {
+  const { heartbeatMs, staleMs } = resolveRunLockOptions(options.lock);
+  return { heartbeat_ms: heartbeatMs, stale_ms: staleMs };
 }
 
 function none(): DoneSet {

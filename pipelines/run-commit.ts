@@ -64,7 +64,7 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
     await journal.save(state);
   }, { afterLink: () => pause('linked') });
   const tables = planTables(plan, tableNames);
-  const manifest = state.manifest as Record<string, unknown> & { run_id: string; snapshot_date: string; list: ListStats | null };
+  const manifest = state.manifest as Record<string, unknown> & { run_id: string; snapshot_date: string; list: ListStats | null; app_list?: CrawlResult['appList'] };
   stats.phase = 'done';
   await lock.assertHeld();
   const manifestPath = await writeRunManifest(options.outDir, manifest.run_id, {
@@ -83,7 +83,7 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
   const sr = state.shardReport as { stage: Stage; report: ShardReport } | null;
   if (sr && options.shard) await writeShardReport(options.outDir, manifest.snapshot_date, options.shard, sr.stage, sr.report);
   await journal.remove();
-  return { runId: manifest.run_id, snapshotDate: manifest.snapshot_date, manifestPath, stats, list: manifest.list ?? null, tables, alreadyComplete: false, resumed };
+  return { runId: manifest.run_id, snapshotDate: manifest.snapshot_date, manifestPath, stats, list: manifest.list ?? null, appList: manifest.app_list ?? null, tables, alreadyComplete: false, resumed };
 }
 
 /**

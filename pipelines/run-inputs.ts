@@ -52,7 +52,7 @@ export function checkSameInputs(saved: RunState, now: RunState['inputs']): void 
 
 /** The run committed before: nothing to do, if it was committed from these very lists. */
 export async function alreadyComplete(o: CrawlOptions, runId: string, snapshotDate: string, manifestFile: string, stats: RunStats, files: { domains: ListFingerprint | null; apps: ListFingerprint | null }): Promise<CrawlResult> {
-  const m = JSON.parse(readFileSync(manifestFile, 'utf8')) as { list?: ListStats; tables?: CrawlResult['tables']; input_fingerprints?: RunState['inputs'] };
+  const m = JSON.parse(readFileSync(manifestFile, 'utf8')) as { list?: ListStats; app_list?: CrawlResult['appList']; tables?: CrawlResult['tables']; input_fingerprints?: RunState['inputs'] };
   for (const kind of ['domains', 'apps'] as const) {
     const input = kind === 'domains' ? o.domains : o.apps;
     const recorded = m.input_fingerprints?.[kind];
@@ -66,7 +66,7 @@ export async function alreadyComplete(o: CrawlOptions, runId: string, snapshotDa
     }
   }
   stats.phase = 'done';
-  return { runId, snapshotDate, manifestPath: manifestFile, stats, list: m.list ?? null, tables: m.tables ?? {}, alreadyComplete: true, resumed: false };
+  return { runId, snapshotDate, manifestPath: manifestFile, stats, list: m.list ?? null, appList: m.app_list ?? null, tables: m.tables ?? {}, alreadyComplete: true, resumed: false };
 }
 
 async function hashStream(input: AsyncIterable<Uint8Array>): Promise<ListFingerprint> {

@@ -47,7 +47,12 @@ export async function writeShardReport(outDir: string, snapshotDate: string, sha
   await replaceFileAtomically(file, JSON.stringify(report));
 }
 
-/** Every shard's report of `stage`; throws naming the shards that have not finished it. */
+/** A stage started before every shard finished the one before: retry later (exit 75). */
+export class ShardStageNotReadyError extends Error {
+  readonly code = 'SHARD_STAGE_NOT_READY';
+}
+
+/** Every shard's report of `stage`; throws ShardStageNotReadyError naming the shards that have not finished it. */
 export async function readShardReports(outDir: string, snapshotDate: string, shard: Shard, stage: Stage): Promise<ShardReport[]> {
   const dir = exchangeDir(outDir, snapshotDate, shard);
   const reports: ShardReport[] = [];
@@ -60,7 +65,7 @@ export async function readShardReports(outDir: string, snapshotDate: string, sha
     }
   }
   if (missing.length) {
-    throw new Error(`stage '${stage}' is not finished by shard(s) ${missing.join(', ')} of ${shard.count}: run every shard's '${stage}' stage first`);
+    throw new ShardStageNotReadyError(`stage '${stage}' is not finished by shard(s) ${missing.join(', ')} of ${shard.count}: run every shard's '${stage}' stage first`);
   }
   return reports;
 }

@@ -2,7 +2,7 @@
  * Writes the generated reference pages of docs/reference/ from the sources that define them:
  * each command's `--help` (cli.md), schemas/tables.ts (tables.md), the issue-code lists of the
  * parsers (parse-issues.md), the status and error lists (statuses.md) and the comments of
- * sql/views.sql (views.md).
+ * sql/views.sql (views.md); and the vocabulary block of sql/views.sql (src/report/vocabulary.ts).
  *
  * `npm run docs` rewrites them; test/docs-reference.test.ts renders them in memory and fails
  * when a checked-in page differs. Output depends on the sources only (no dates, no paths of
@@ -17,6 +17,8 @@ import { SELLERS_ISSUE_CODES } from '../src/parse/sellers/types.js';
 import { consentIssueCodes } from '../src/parse/consent/index.js';
 import { BUYERS_ISSUE_CODES } from '../src/parse/buyers/types.js';
 import { commands } from '../src/cli/main.js';
+import { withVocabulary } from '../src/report/vocabulary.js';
+import { EXIT_MEANINGS } from '../src/cli/exit-codes.js';
 import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings, buyersIssueMeanings } from './reference-meanings.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,6 +39,9 @@ async function renderCli(): Promise<string> {
     loaded.push([name, command]);
     out.push(`| [\`adsnap ${name}\`](#adsnap-${name}) | ${cell(command.summary)} |`);
   }
+  out.push('', '## Exit status', '', 'Every command exits with one of these (each command\'s help says which of its outcomes gives which):', '', '| status | meaning |', '|---|---|');
+  for (const [status, meaning] of EXIT_MEANINGS) out.push(`| ${status} | ${cell(meaning)} |`);
+  out.push('', 'Schedulers can act on them: [nightly operations](../guide/nightly.md#exit-status), and the Kubernetes `podFailurePolicy` in [deploy/README.md](../../deploy/README.md#exit-status-retries-and-the-run-lock).');
   for (const [name, command] of loaded) {
     out.push('', `## adsnap ${name}`, '', command.summary.charAt(0).toUpperCase() + command.summary.slice(1) + '.', '');
     out.push('```text', command.usage.replace(/\s+$/, ''), '```');
@@ -239,6 +244,13 @@ export async function renderReference(): Promise<Record<string, string>> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // sql/views.sql's vocabulary block first (views.md reads that file).
+  const viewsFile = path.join(repoRoot, 'sql', 'views.sql');
+  const views = await readFile(viewsFile, 'utf8');
+  if (withVocabulary(views) !== views) {
+    await writeFile(viewsFile, withVocabulary(views));
+    process.stdout.write('wrote sql/views.sql (vocabulary block)\n');
+  }
   for (const [rel, text] of Object.entries(await renderReference())) {
     const file = path.join(repoRoot, rel);
     const old = await readFile(file, 'utf8').catch(() => '');

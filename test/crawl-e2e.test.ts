@@ -221,7 +221,8 @@ describe('adsnap crawl end to end (fixture hosts)', () => {
 
   it('the demo summary reads the snapshot through the views', async () => {
     const text = await summarizeSnapshot(out, DATE);
-    expect(text).toMatch(/^Adoption \(2026-11-22\): 15 domains/);
+    expect(text).toMatch(/^Headline figures \(2026-11-22; 15 listed sites, /);
+    expect(text).toMatch(/\n {2}Sites declaring an ads\.txt: +\d+(\.\d)?% \(\d+ of 15; 95% CI /);
     expect(text).toContain('inventorypartnerdomain followed');
   });
 });

@@ -35,7 +35,7 @@ describe('resolveKnobs (src/cli/crawl-knobs.ts)', () => {
     expect(k.fetch.maxBytes).toEqual({ 'ads.txt': 1048576, 'app-ads.txt': 1048576, 'robots.txt': 1048576, 'sellers.json': 1048576, 'buyers.json': 1048576, store_page: 1048576, 'tdmrep.json': 1048576, 'llms.txt': 1048576, rsl: 1048576 });
     // A flag without KIND sets every kind.
     expect((await resolveKnobs({ timeout: ['9000'] })).fetch.totalTimeoutMs).toMatchObject({ 'robots.txt': 9000, store_page: 9000 });
-    expect(await resolveKnobs({})).toEqual({ concurrency: 256, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, lists: { providerUrls: {}, cacheDir: null }, configFile: null });
+    expect(await resolveKnobs({})).toEqual({ concurrency: 256, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, lists: { providerUrls: {}, cacheDir: null }, lock: { heartbeatMs: 5000, staleMs: 30000 }, configFile: null });
   });
 
   it('named lists: list-provider-url merges per provider (flags win), list-cache is read beside the config file; bad values name the knob', async () => {
@@ -49,6 +49,13 @@ describe('resolveKnobs (src/cli/crawl-knobs.ts)', () => {
     await expect(resolveKnobs({ 'list-provider-url': ['tranco=ftp://x.test'] })).rejects.toThrow(/not an http\(s\) URL/);
     await expect(resolveKnobs({ 'list-provider-url': ['tranco'] })).rejects.toThrow(/must be PROVIDER=URL/);
     await expect(resolveKnobs({ config: config({ 'list-provider-url': 'https://x.test' }) })).rejects.toThrow(/list-provider-url must be an object of provider → base URL/);
+  });
+  it("reads the run lock's heartbeat and stale bound from the file and flags, and refuses a bound under three heartbeats", async () => {
+    const file = config({ 'lock-heartbeat': 10000, 'lock-stale': '60000' });
+    expect((await resolveKnobs({ config: file })).lock).toEqual({ heartbeatMs: 10000, staleMs: 60000 });
+    expect((await resolveKnobs({ config: file, 'lock-stale': '45000' })).lock).toEqual({ heartbeatMs: 10000, staleMs: 45000 });
+    await expect(resolveKnobs({ config: file, 'lock-stale': '20000' })).rejects.toThrow(/stale bound \(20000 ms\) must be at least 3 heartbeats \(30000 ms\)/);
+    await expect(resolveKnobs({ config: config({ 'lock-stale': 500 }) })).rejects.toThrow(/lock-stale must be an integer from 1000 to 3600000, got 500/);
   });
 
   it('reads the sellers.json knobs from the file; locations merge by ad system, flags on top', async () => {

@@ -134,24 +134,57 @@ describe('report.json: each section against what the web served', () => {
     for (const f of report.sections.flatMap((s) => s.figures)) expect(existsSync(path.join(reportDir, `${f.key}.csv`)), f.key).toBe(true);
   });
 
-  it('1. adoption by rank bucket (buckets 2 and 3) and app-ads.txt by store, Samsung TV apart from the Galaxy Store', () => {
-    expect(pick('adoption.ads_txt_by_rank', ['snapshot_date', 'rank_bucket', 'sites', 'served', 'valid', 'placeholder'])).toEqual([
-      { snapshot_date: '2026-11-20', rank_bucket: '1–2', sites: 2, served: 2, valid: 2, placeholder: 0 },
-      { snapshot_date: '2026-11-20', rank_bucket: '2–3', sites: 1, served: 1, valid: 1, placeholder: 1 },
-      { snapshot_date: '2026-11-20', rank_bucket: 'beyond 3', sites: 1, served: 0, valid: 0, placeholder: 0 },
-      { snapshot_date: '2026-11-21', rank_bucket: '1–2', sites: 2, served: 2, valid: 2, placeholder: 0 },
-      { snapshot_date: '2026-11-21', rank_bucket: '2–3', sites: 1, served: 1, valid: 1, placeholder: 1 },
-      { snapshot_date: '2026-11-21', rank_bucket: 'beyond 3', sites: 1, served: 1, valid: 1, placeholder: 0 },
-      { snapshot_date: '2026-11-22', rank_bucket: '1–2', sites: 2, served: 1, valid: 1, placeholder: 0 },
-      { snapshot_date: '2026-11-22', rank_bucket: '2–3', sites: 1, served: 1, valid: 1, placeholder: 1 },
-      { snapshot_date: '2026-11-22', rank_bucket: 'beyond 3', sites: 1, served: 1, valid: 1, placeholder: 0 },
+  it('0. the headline figures of the latest night, worked out by hand, each with its scope', () => {
+    // Night 3: listed a, b (404), c (placeholder only), d; declaring a and d. Root records: a's adx 1
+    // DIRECT, ssp 10 RESELLER, adx 2 DIRECT and d's ssp 10 DIRECT; adx 2 left adx.test's sellers.json.
+    const h = report.headline;
+    const nd = (k: keyof typeof h) => [h[k].n, h[k].denominator];
+    expect(nd('adstxt_declaring')).toEqual([2, 4]);
+    expect(nd('adstxt_valid')).toEqual([2, 4]);
+    expect(nd('adstxt_placeholder_only_sites')).toEqual([1, 4]);
+    expect(nd('app_ads_declaring')).toEqual([3, 3]);
+    expect(nd('direct_record_share_root')).toEqual([3, 4]);
+    expect(nd('ownerdomain_declaring')).toEqual([1, 2]);
+    expect(nd('sellers_json_readable_ad_systems')).toEqual([2, 2]);
+    expect(nd('seller_id_not_found_root')).toEqual([1, 4]);
+    expect([h.ad_systems_distinct_root.value, h.ad_companies_distinct_root.value]).toEqual([2, 2]);
+    expect(h.adstxt_declaring.value).toBe(0.5);
+    // Wilson 95% for 2 of 4: (0.5 + z²/8 ± z·sqrt(1/16 + z²/64)) / (1 + z²/4).
+    expect(h.adstxt_declaring.ci95![0]).toBeCloseTo(0.15004, 4);
+    expect(h.adstxt_declaring.ci95![1]).toBeCloseTo(0.84996, 4);
+    expect(h.ad_systems_distinct_root).toEqual({ value: 2, scope: 'root records of declaring listed sites', definition: expect.any(String) });
+    expect(figure('headline.figures').rows.map((r) => r.key)).toEqual(Object.keys(h));
+  });
+
+  it('1. adoption by rank bucket (buckets 2 and 3), cumulative top N, and app-ads.txt by store, Samsung TV apart from the Galaxy Store', () => {
+    // c.test (rank 3) serves only the placeholder record: placeholder-only, neither declaring nor valid.
+    const cols = ['snapshot_date', 'rank_bucket', 'sites', 'declaring', 'valid', 'placeholder_only', 'content_type_violation'];
+    expect(pick('adoption.ads_txt_by_rank', cols)).toEqual([
+      { snapshot_date: '2026-11-20', rank_bucket: '1–2', sites: 2, declaring: 2, valid: 2, placeholder_only: 0, content_type_violation: 0 },
+      { snapshot_date: '2026-11-20', rank_bucket: '2–3', sites: 1, declaring: 0, valid: 0, placeholder_only: 1, content_type_violation: 0 },
+      { snapshot_date: '2026-11-20', rank_bucket: 'beyond 3', sites: 1, declaring: 0, valid: 0, placeholder_only: 0, content_type_violation: 0 },
+      { snapshot_date: '2026-11-21', rank_bucket: '1–2', sites: 2, declaring: 2, valid: 2, placeholder_only: 0, content_type_violation: 0 },
+      { snapshot_date: '2026-11-21', rank_bucket: '2–3', sites: 1, declaring: 0, valid: 0, placeholder_only: 1, content_type_violation: 0 },
+      { snapshot_date: '2026-11-21', rank_bucket: 'beyond 3', sites: 1, declaring: 1, valid: 1, placeholder_only: 0, content_type_violation: 0 },
+      { snapshot_date: '2026-11-22', rank_bucket: '1–2', sites: 2, declaring: 1, valid: 1, placeholder_only: 0, content_type_violation: 0 },
+      { snapshot_date: '2026-11-22', rank_bucket: '2–3', sites: 1, declaring: 0, valid: 0, placeholder_only: 1, content_type_violation: 0 },
+      { snapshot_date: '2026-11-22', rank_bucket: 'beyond 3', sites: 1, declaring: 1, valid: 1, placeholder_only: 0, content_type_violation: 0 },
     ]);
     expect(figure('adoption.ads_txt_by_rank').rows[6]!.valid_share).toBe(0.5);
-    expect(pick('adoption.app_ads_txt_by_store', ['snapshot_date', 'store', 'ctv', 'apps', 'served', 'valid'])).toEqual(
+    // Cumulative: top 2 (a, b), top 3 (a, b, c); d.test (rank 4) is beyond every bound.
+    expect(pick('adoption.ads_txt_top_n', ['snapshot_date', 'top_n', 'sites', 'declaring', 'valid', 'placeholder_only'])).toEqual([
+      { snapshot_date: '2026-11-20', top_n: 2, sites: 2, declaring: 2, valid: 2, placeholder_only: 0 },
+      { snapshot_date: '2026-11-20', top_n: 3, sites: 3, declaring: 2, valid: 2, placeholder_only: 1 },
+      { snapshot_date: '2026-11-21', top_n: 2, sites: 2, declaring: 2, valid: 2, placeholder_only: 0 },
+      { snapshot_date: '2026-11-21', top_n: 3, sites: 3, declaring: 2, valid: 2, placeholder_only: 1 },
+      { snapshot_date: '2026-11-22', top_n: 2, sites: 2, declaring: 1, valid: 1, placeholder_only: 0 },
+      { snapshot_date: '2026-11-22', top_n: 3, sites: 3, declaring: 1, valid: 1, placeholder_only: 1 },
+    ]);
+    expect(pick('adoption.app_ads_txt_by_store', ['snapshot_date', 'store', 'ctv', 'apps', 'declaring', 'valid'])).toEqual(
       NIGHTS.flatMap((n) => [
-        { snapshot_date: n.date, store: 'google_play', ctv: false, apps: 1, served: 1, valid: 1 },
-        { snapshot_date: n.date, store: 'samsung', ctv: false, apps: 1, served: 1, valid: 1 },
-        { snapshot_date: n.date, store: 'samsung (TV)', ctv: true, apps: 1, served: 1, valid: 1 },
+        { snapshot_date: n.date, store: 'google_play', ctv: false, apps: 1, declaring: 1, valid: 1 },
+        { snapshot_date: n.date, store: 'samsung', ctv: false, apps: 1, declaring: 1, valid: 1 },
+        { snapshot_date: n.date, store: 'samsung (TV)', ctv: true, apps: 1, declaring: 1, valid: 1 },
       ]),
     );
     // Only stores the store classifier produces, and all of whose listings are TV apps.
@@ -159,17 +192,17 @@ describe('report.json: each section against what the web served', () => {
   });
 
   it('2. variables: OWNERDOMAIN in a.test and b.test, MANAGERDOMAIN with its country, the CTV app-ads.txt apart', async () => {
-    const owner = figure('variables.declared').rows.filter((r) => r.name === 'OWNERDOMAIN' && r.file_group === 'ads.txt');
-    // Served ads.txt: a, b, c (placeholder) on night 1; + d on night 2; b gone on night 3.
-    expect(owner.map((r) => [r.snapshot_date, r.files_served, r.files_declaring])).toEqual([
+    const owner = figure('variables.declared').rows.filter((r) => r.name === 'OWNERDOMAIN' && r.file_group === 'ads.txt (root)');
+    // Root ads.txt text files: a, b, c (placeholder) on night 1; + d on night 2; b gone on night 3.
+    expect(owner.map((r) => [r.snapshot_date, r.text_files, r.files_declaring])).toEqual([
       ['2026-11-20', 3, 2],
       ['2026-11-21', 4, 2],
       ['2026-11-22', 3, 1],
     ]);
     // tvdev.test (the Samsung TV app's) is CTV and declares OWNERDOMAIN; dev.test serves the Play
     // and the Galaxy Store apps: not CTV (a Samsung store counted whole as CTV would make it CTV).
-    const appOwner = figure('variables.declared').rows.filter((r) => r.name === 'OWNERDOMAIN' && r.file_group !== 'ads.txt');
-    expect(appOwner.map((r) => [r.snapshot_date, r.file_group, r.files_served, r.files_declaring])).toEqual(
+    const appOwner = figure('variables.declared').rows.filter((r) => r.name === 'OWNERDOMAIN' && String(r.file_group).startsWith('app-ads.txt'));
+    expect(appOwner.map((r) => [r.snapshot_date, r.file_group, r.text_files, r.files_declaring])).toEqual(
       NIGHTS.flatMap((n) => [
         [n.date, 'app-ads.txt (CTV)', 1, 1],
         [n.date, 'app-ads.txt (not CTV)', 1, 0],
@@ -188,27 +221,45 @@ describe('report.json: each section against what the web served', () => {
     expect(pick('variables.managerdomain_countries', ['country', 'declarations', 'files'])).toEqual([{ country: 'US', declarations: 1, files: 1 }]);
   });
 
-  it('3. ad systems of the latest night, and DIRECT / RESELLER over time', () => {
-    // Night 3: a.test (adx 1, ssp 10, adx 2), d.test (ssp 10 DIRECT), c.test placeholder, dev.test (ssp 11), tvdev.test (adx 1).
-    expect(pick('ad_systems.top', ['ad_system_domain', 'files', 'records', 'direct_share', 'cert_id_share'])).toEqual([
-      { ad_system_domain: 'ssp.test', files: 3, records: 3, direct_share: 0.3333, cert_id_share: 0 },
-      { ad_system_domain: 'adx.test', files: 2, records: 3, direct_share: 1, cert_id_share: 0.3333 },
-      { ad_system_domain: 'placeholder.example.com', files: 1, records: 1, direct_share: 1, cert_id_share: 1 },
+  it('3. ad systems of the latest night by declaring sites, and DIRECT / RESELLER by scope over time', () => {
+    // Night 3, declaring sites a.test (adx 1 DIRECT, ssp 10 RESELLER, adx 2 DIRECT) and d.test (ssp 10 DIRECT);
+    // c.test's placeholder names no ad system. Files over every scope add dev.test (ssp 11) and tvdev.test (adx 1).
+    const cols = ['ad_system_domain', 'company', 'sites', 'sites_direct', 'site_share', 'records', 'direct_share', 'files', 'cert_id_share'];
+    expect(pick('ad_systems.top', cols)).toEqual([
+      { ad_system_domain: 'ssp.test', company: 'ssp.test', sites: 2, sites_direct: 1, site_share: 1, records: 2, direct_share: 0.5, files: 3, cert_id_share: 0 },
+      { ad_system_domain: 'adx.test', company: 'adx.test', sites: 1, sites_direct: 1, site_share: 0.5, records: 2, direct_share: 1, files: 2, cert_id_share: 0.3333 },
     ]);
+    expect(pick('ad_systems.companies', ['company', 'ad_system_domains', 'sites', 'sites_direct', 'records'])).toEqual([
+      { company: 'ssp.test', ad_system_domains: 1, sites: 2, sites_direct: 1, records: 2 },
+      { company: 'adx.test', ad_system_domains: 1, sites: 1, sites_direct: 1, records: 2 },
+    ]);
+    // Night 1: root a.test (adx 1 DIRECT, ssp 10 RESELLER), b.test (adx 1, adx 77 DIRECT); app dev.test (ssp 11 RESELLER), tvdev.test (adx 1 DIRECT).
     const rel = figure('ad_systems.relationship').rows.filter((r) => r.snapshot_date === '2026-11-20');
-    expect(rel.map((r) => [r.relationship, r.records])).toEqual([
-      ['DIRECT', 5],
-      ['RESELLER', 2],
+    expect(rel.map((r) => [r.scope, r.relationship, r.records, r.share])).toEqual([
+      ['app', 'DIRECT', 1, 0.5],
+      ['app', 'RESELLER', 1, 0.5],
+      ['root', 'DIRECT', 3, 0.75],
+      ['root', 'RESELLER', 1, 0.25],
     ]);
   });
 
-  it('4. consistency: b.test seller 77 missing from adx.test; the owner mismatches of b.test and tvdev.test', () => {
+  it('4. consistency: b.test seller 77 missing from adx.test; the owner mismatches of b.test (root) and tvdev.test (app)', () => {
     const night1 = figure('consistency.over_time').rows.find((r) => r.snapshot_date === '2026-11-20')!;
-    // seller_match compares hosts: www.a.test (tvdev.test's OWNERDOMAIN) is not a.test there.
-    expect([night1.missing, night1.owner_mismatch]).toEqual([1, 2]);
-    const latest = figure('consistency.by_ad_system').rows.find((r) => r.ad_system_domain === 'adx.test')!;
-    // Night 3: a.test's adx 1 and adx 2, tvdev.test's adx 1; adx 2 is no longer in sellers.json.
-    expect([latest.records, latest.checkable, latest.missing, latest.missing_share]).toEqual([3, 3, 1, 0.3333]);
+    // Over time: the root records only (a.test and b.test); tvdev.test's mismatch is an app record.
+    expect([night1.records, night1.checkable, night1.missing, night1.owner_mismatch]).toEqual([4, 4, 1, 1]);
+    const owners = figure('consistency.by_ad_system').rows.filter((r) => Number(r.owner_mismatch) > 0);
+    // Night 3 by scope: b.test has no file any more; d.test (no OWNERDOMAIN) claims ssp.test 10 DIRECT, whose
+    // entry names ssp.test; seller_match compares hosts, so www.a.test (tvdev.test's OWNERDOMAIN) is not a.test.
+    expect(owners.map((r) => [r.scope, r.ad_system_domain, r.owner_mismatch])).toEqual([
+      ['root', 'ssp.test', 1],
+      ['app', 'adx.test', 1],
+    ]);
+    const adx = figure('consistency.by_ad_system').rows.filter((r) => r.ad_system_domain === 'adx.test');
+    // Night 3: a.test's adx 1 and adx 2 (root), tvdev.test's adx 1 (app), each scope apart; adx 2 is no longer in sellers.json.
+    expect(adx.map((r) => [r.scope, r.records, r.checkable, r.missing, r.missing_share])).toEqual([
+      ['root', 2, 2, 1, 0.5],
+      ['app', 1, 1, 0, 0],
+    ]);
   });
 
   it('4. records checkable at the default sellers.json location and with the locations table', async () => {
@@ -362,9 +413,9 @@ describe('report.json: each section against what the web served', () => {
       { snapshot_date: '2026-11-22', change: 'lost', site: 'b.test', rank: 2, previous_status: 'ok', status: 'not_found', previous_date: '2026-11-21' },
       { snapshot_date: '2026-11-21', change: 'gained', site: 'd.test', rank: 4, previous_status: 'not_found', status: 'ok', previous_date: '2026-11-20' },
     ]);
-    // Gained minus lost is the night's change of section 1's served count (the same sites are listed every night).
+    // Gained minus lost is the night's change of section 1's declaring count (the same sites are listed every night).
     const served = new Map<string, number>();
-    for (const r of figure('adoption.ads_txt_by_rank').rows) served.set(String(r.snapshot_date), (served.get(String(r.snapshot_date)) ?? 0) + Number(r.served));
+    for (const r of figure('adoption.ads_txt_by_rank').rows) served.set(String(r.snapshot_date), (served.get(String(r.snapshot_date)) ?? 0) + Number(r.declaring));
     for (const r of figure('changes.per_night').rows) {
       const prev = NIGHTS[NIGHTS.findIndex((n) => n.date === r.snapshot_date) - 1]!.date;
       expect(Number(r.sites_gained_ads_txt) - Number(r.sites_lost_ads_txt), String(r.snapshot_date)).toBe(served.get(String(r.snapshot_date))! - served.get(prev)!);
@@ -457,9 +508,9 @@ describe('report.json: each section against what the web served', () => {
   });
 
   it('the consistency series, read from the night summaries, agrees with independent SQL over the base tables', async () => {
-    // Not the views, not the summaries: per night, the records of valid ads.txt / app-ads.txt files; those whose
-    // ad system's sellers.json was read and valid (checkable); of those, the ones whose seller id it does not
-    // list, ids compared trimmed and case-insensitively (docs/design.md, "Matching as researchers match").
+    // Not the views, not the summaries: per night, the root records (a listed site's own ads.txt, valid, the
+    // placeholder left out); those whose ad system's sellers.json was read and valid (checkable); of those, the
+    // ones whose seller id it does not list, ids compared trimmed and case-insensitively (docs/reference/figures.md).
     expect(report.summarized_nights).toEqual(NIGHTS.map((n) => n.date));
     const db = await openSnapshotDb(out);
     try {
@@ -470,11 +521,13 @@ describe('report.json: each section against what the web served', () => {
               AND lower(trim(s.seller_id)) = lower(trim(r.seller_account_id)))) AS missing
         FROM ads_records r
         JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
+        JOIN targets t ON t.snapshot_date = r.snapshot_date AND t.target = r.subject AND t.target_kind = 'domain'
         LEFT JOIN files sf ON sf.snapshot_date = r.snapshot_date AND sf.subject = r.ad_system_domain AND sf.file_kind = 'sellers.json'
+        WHERE r.file_kind = 'ads.txt' AND r.ad_system_domain <> 'placeholder.example.com'
         GROUP BY 1 ORDER BY 1`);
       expect(pick('consistency.over_time', ['snapshot_date', 'records', 'checkable', 'missing'])).toEqual(want);
-      // Night 1 by hand: a.test 2, b.test 2, c.test's placeholder 1, dev.test 1, tvdev.test 1; b.test's seller 77 is missing.
-      expect(want[0]).toEqual({ snapshot_date: '2026-11-20', records: 7, checkable: 6, missing: 1 });
+      // Night 1 by hand: a.test 2, b.test 2 (c.test's placeholder, dev.test's and tvdev.test's app records are not root records); b.test's seller 77 is missing.
+      expect(want[0]).toEqual({ snapshot_date: '2026-11-20', records: 4, checkable: 4, missing: 1 });
     } finally {
       db.close();
     }
@@ -539,10 +592,10 @@ describe('what is missing is said', () => {
     const html = readFileSync(r.index, 'utf8');
     expect(html).toContain('class="missing"');
     expect(html).toContain('One night: the line over time needs two or more');
-    // Stacked bars over time are one bar on one night: a note instead, as for the lines.
+    // Lines and stacked bars over time are a dot or one bar on one night: a note instead.
     const overTime = j.sections.flatMap((s) => s.figures).filter((f) => ['ad_systems.relationship', 'quality.obtained'].includes(f.key));
     expect(overTime.map((f) => [f.key, f.note, f.rows.length > 0])).toEqual([
-      ['ad_systems.relationship', 'One night: the bars over time need two or more nights (the table has the figures).', true],
+      ['ad_systems.relationship', 'One night: the line over time needs two or more nights (the table has the figures).', true],
       ['quality.obtained', 'One night: the bars over time need two or more nights (the table has the figures).', true],
     ]);
     for (const key of ['ad_systems.relationship', 'quality.obtained']) expect(html.match(new RegExp(`<figure id="${key.replace('.', '\\.')}"[\\s\\S]*?</figure>`))![0], key).not.toContain('<svg');
@@ -654,8 +707,8 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
       expect(shares.length).toBeGreaterThan(50);
       for (const c of shares) if (c.text !== '') expect(c.text, `${c.key} ${c.column}`).toMatch(/^(\d{1,3}\.\d%|<0\.1%|>99\.9%)( \([\d,]+ of [\d,]+\))?$/);
       const adoption = figure('adoption.ads_txt_by_rank').rows[0]!;
-      const served = shares.find((c) => c.key === 'adoption.ads_txt_by_rank' && c.column === 'served_share')!;
-      expect(served.text).toBe(`${((100 * Number(adoption.served)) / Number(adoption.sites)).toFixed(1)}% (${adoption.served} of ${adoption.sites})`);
+      const declaring = shares.find((c) => c.key === 'adoption.ads_txt_by_rank' && c.column === 'declaring_share')!;
+      expect(declaring.text).toBe(`${((100 * Number(adoption.declaring)) / Number(adoption.sites)).toFixed(1)}% (${adoption.declaring} of ${adoption.sites})`);
 
       // No table is cut at the right: each table box lies within the window, and a table wider than its box scrolls
       // inside it (and takes keyboard focus to do so). At least one table here is wider than the text column.

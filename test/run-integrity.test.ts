@@ -1,68 +1,18 @@
-import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tables } from '../schemas/tables.js';
-import { startSimweb, type Simweb } from '../src/simweb/index.js';
-import { listFiles } from './helpers/files.js';
+import { describe, expect, it } from 'vitest';
+import { DATE, parquetFiles, useIntegrityRun, waitForStderr } from './helpers/integrity-run.js';
 import { finished, runCli, spawnCli, type CliResult } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
-import { useTempDirs } from './helpers/tmp.js';
 
 /**
  * A night's snapshot is the whole truth or nothing, whatever happens to the process: kills inside
- * the commit, two attempts at once, hostile arguments, a list replaced between a kill and the
- * rerun, an empty list. Every case runs the real binary.
+ * the commit, hostile arguments, a list replaced between a kill and the rerun, an empty list.
+ * Every case runs the real binary. Locks: run-lock-takeover.test.ts; bad inputs at the edge:
+ * run-bad-inputs.test.ts.
  */
-const tempDir = useTempDirs('integrity');
-const DATE = '2026-11-22';
-let web: Simweb;
-let tmp: string;
-let list: string;
-let reference: Record<string, string[]>;
-
-const args = (out: string, extra: string[] = [], domains = list) => ['crawl', '--domains', domains, '--out', out, '--snapshot-date', DATE, '--progress', 'none', '--concurrency', '8', '--checkpoint-interval', '1', ...extra, ...web.connectArgs];
-
-beforeAll(async () => {
-  web = await startSimweb({ hosts: 60, latency: { minMs: 5, maxMs: 20 }, hostile: false, apps: 0 });
-  tmp = tempDir();
-  list = path.join(tmp, 'domains.txt');
-  writeFileSync(list, [...web.domains()].join('\n') + '\n');
-  const out = path.join(tmp, 'reference');
-  const ref = await runCli(args(out));
-  expect(ref.code, ref.stderr).toBe(0);
-  reference = await snapshotRows(out, VOLATILE_COLUMNS);
-}, 60_000);
-
-afterAll(async () => {
-  await web?.close();
-});
-
-/** Resolves when the child has printed `text` on stderr `times` times. */
-function waitForStderr(child: ChildProcess, text: string, times = 1): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = 0;
-    let buf = '';
-    const onData = (d: Buffer) => {
-      buf += d.toString();
-      const lines = buf.split('\n');
-      buf = lines.pop()!;
-      for (const l of lines) if (l.includes(text) && ++seen === times) {
-        child.stderr!.off('data', onData);
-        resolve();
-      }
-    };
-    child.stderr!.on('data', onData);
-  });
-}
-
-const parquetFiles = (out: string) => listFiles(out).filter((f) => f.endsWith('.parquet'));
-
-async function expectSameAsReference(out: string): Promise<void> {
-  const got = await snapshotRows(out, VOLATILE_COLUMNS);
-  for (const name of Object.keys(tables)) expect(got[name], name).toEqual(reference[name]);
-}
+const run = useIntegrityRun('integrity');
+const { args, expectSameAsReference } = run;
 
 describe('the commit can be killed at any step and redone', () => {
   // Once the parts are sealed (before compaction); after the plan is saved; after the first part
@@ -70,7 +20,7 @@ describe('the commit can be killed at any step and redone', () => {
   const steps: [string, number][] = [['sealed', 1], ['planned', 1], ['linked', 1], ['linked', 5], ['manifest', 1]];
   for (const [step, times] of steps) {
     it(`SIGKILL after "${step}" #${times}, then the same command: one copy of every row`, async () => {
-      const out = path.join(tmp, `commit-${step}-${times}`);
+      const out = path.join(run.tmp, `commit-${step}-${times}`);
       // Each step pauses 2 s after saying so on stderr: the kill lands inside that pause.
       const child = spawnCli(args(out), undefined, { ADSNAP_COMMIT_STEP_DELAY_MS: '2000', ADSNAP_COMMIT_PAUSE_STEPS: step });
       child.stdin!.end();
@@ -97,8 +47,8 @@ describe('the commit can be killed at any step and redone', () => {
 
 describe('readers see a run whole or not at all', () => {
   it("the views read only the parts a manifest lists: a part published without one is not seen", async () => {
-    const out = path.join(tmp, 'orphan');
-    cpSync(path.join(tmp, 'reference'), out, { recursive: true });
+    const out = path.join(run.tmp, 'orphan');
+    cpSync(path.join(run.tmp, 'reference'), out, { recursive: true });
     // What a kill inside another run's commit would leave: a linked part, no manifest.
     const dir = path.join(out, 'targets', `snapshot_date=${DATE}`);
     const [first] = readdirSync(dir).filter((f) => f.endsWith('.parquet'));
@@ -107,43 +57,23 @@ describe('readers see a run whole or not at all', () => {
   });
 });
 
-describe('one live attempt per run', () => {
-  it('a second attempt exits 1 naming the first; once the first is killed, its lock is taken over', async () => {
-    const out = path.join(tmp, 'twice');
-    const first = spawnCli(args(out), undefined, { ADSNAP_COMMIT_STEP_DELAY_MS: '30000' });
-    first.stdin!.end();
-    const firstDone = finished(first);
-    await waitForStderr(first, 'commit step planned');
-    const second = await runCli(args(out));
-    expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`another attempt of this run is alive: host ${hostname()}, pid ${first.pid}, since `);
-    // The second attempt touched nothing: the first's staged parts and plan are intact.
-    first.kill('SIGKILL');
-    await firstDone;
-    const third = await runCli(args(out));
-    expect(third.code, third.stderr).toBe(0);
-    expect(third.stdout).toContain('resumed from a checkpoint');
-    await expectSameAsReference(out);
-  }, 90_000);
-});
-
 describe('arguments are checked before the disk is touched', () => {
   it('--run-id with a path is a usage error, and nothing outside (or inside) --out is created or removed', async () => {
-    const victim = path.join(tmp, 'victim');
+    const victim = path.join(run.tmp, 'victim');
     mkdirSync(victim, { recursive: true });
     writeFileSync(path.join(victim, 'keep.txt'), 'precious\n');
-    const out = path.join(tmp, 'traversal', 'out');
+    const out = path.join(run.tmp, 'traversal', 'out');
     for (const id of ['../../victim', '../victim', 'a/b', '.', '']) {
       const r = await runCli(args(out, ['--run-id', id]));
       expect(r.code, id).toBe(2);
       expect(r.stderr).toContain('--run-id must be a plain name');
     }
     expect(readFileSync(path.join(victim, 'keep.txt'), 'utf8')).toBe('precious\n');
-    expect(existsSync(path.join(tmp, 'traversal'))).toBe(false);
+    expect(existsSync(path.join(run.tmp, 'traversal'))).toBe(false);
   });
 
   it('numeric options have upper bounds', async () => {
-    const out = path.join(tmp, 'bounds');
+    const out = path.join(run.tmp, 'bounds');
     for (const [flag, value] of [['--concurrency', '10000000'], ['--per-ip', '100000'], ['--per-host', '1000'], ['--checkpoint-interval', '999999999'], ['--concurrency', '1e3']]) {
       const r = await runCli(args(out, [flag!, value!]));
       expect(r.code, `${flag} ${value}`).toBe(2);
@@ -153,8 +83,8 @@ describe('arguments are checked before the disk is touched', () => {
   });
 
   it('a list that does not exist fails before anything is created', async () => {
-    const out = path.join(tmp, 'nolist');
-    const r = await runCli(args(out, [], path.join(tmp, 'missing.txt')));
+    const out = path.join(run.tmp, 'nolist');
+    const r = await runCli(args(out, [], path.join(run.tmp, 'missing.txt')));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('missing.txt');
     expect(existsSync(out)).toBe(false);
@@ -163,9 +93,9 @@ describe('arguments are checked before the disk is touched', () => {
 
 describe("the input is part of the run's identity", () => {
   it('a list replaced between a kill and the rerun is refused; --restart crawls the new list from the start', async () => {
-    const out = path.join(tmp, 'replaced');
-    const mine = path.join(tmp, 'replaced.txt');
-    writeFileSync(mine, readFileSync(list));
+    const out = path.join(run.tmp, 'replaced');
+    const mine = path.join(run.tmp, 'replaced.txt');
+    writeFileSync(mine, readFileSync(run.list));
     const child = spawnCli(args(out, [], mine), undefined, { ADSNAP_COMMIT_STEP_DELAY_MS: '30000' });
     child.stdin!.end();
     const exited = finished(child);
@@ -173,11 +103,11 @@ describe("the input is part of the run's identity", () => {
     child.kill('SIGKILL');
     await exited;
     // The same path, other contents: every other line of the first 40, and 5 new names.
-    const domains = [...web.domains()];
+    const domains = [...run.web.domains()];
     const replacement = [...domains.slice(0, 40).filter((_, i) => i % 2 === 0), ...domains.slice(40, 45)];
     writeFileSync(mine, replacement.join('\n') + '\n');
     const refused = await runCli(args(out, [], mine));
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2); // configuration: running it again cannot succeed
     expect(refused.stderr).toMatch(/the domains list is not the one run \S+ started with .*--restart/);
     expect(existsSync(path.join(out, '_runs'))).toBe(false);
 
@@ -189,27 +119,26 @@ describe("the input is part of the run's identity", () => {
     // Once committed, the same command with yet another list is not "already complete".
     writeFileSync(mine, domains.slice(50).join('\n') + '\n');
     const other = await runCli(args(out, [], mine));
-    expect(other.code).toBe(1);
+    expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/was committed from another domains list/);
   }, 90_000);
 
-  it('an empty list exits 1 and commits nothing; the fixed list then crawls', async () => {
-    const out = path.join(tmp, 'empty');
-    mkdirSync(path.join(tmp, 'empty-list'));
+  it('an empty list exits 2 and creates nothing, naming its malformed lines; the fixed list then crawls', async () => {
+    const out = path.join(run.tmp, 'empty');
+    mkdirSync(path.join(run.tmp, 'empty-list'));
     // Same file name as the reference's list: targets.source is the list's name.
-    const mine = path.join(tmp, 'empty-list', 'domains.txt');
-    writeFileSync(mine, '# nothing here\n\nnot a domain!\n');
+    const mine = path.join(run.tmp, 'empty-list', 'domains.txt');
+    writeFileSync(mine, '# nothing here\n\nnot a domain!\n10.0.0.1\n');
     const r = await runCli(args(out, [], mine));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('has no accepted entry');
-    expect(parquetFiles(out)).toEqual([]);
-    expect(existsSync(path.join(out, '_runs'))).toBe(false);
-    writeFileSync(mine, readFileSync(list));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`the domain list ${mine} has no accepted entry (4 lines, 2 malformed); nothing was created\n  line 3: invalid_name: "not a domain!"\n  line 4: ip_address: "10.0.0.1"\n`);
+    expect(existsSync(out)).toBe(false);
+    writeFileSync(mine, readFileSync(run.list));
     const fixed = await runCli(args(out, [], mine));
     expect(fixed.code, fixed.stderr).toBe(0);
     await expectSameAsReference(out);
     // --allow-empty commits an empty snapshot on purpose.
-    const allowed = path.join(tmp, 'empty-allowed');
+    const allowed = path.join(run.tmp, 'empty-allowed');
     writeFileSync(mine, '\n');
     const a = await runCli(args(allowed, ['--allow-empty'], mine));
     expect(a.code, a.stderr).toBe(0);
@@ -217,12 +146,12 @@ describe("the input is part of the run's identity", () => {
   }, 90_000);
 
   it('stdin needs --run-id, and a different stdin list under the same id is refused', async () => {
-    const out = path.join(tmp, 'stdin');
-    const base = (extra: string[]) => ['crawl', '--domains', '-', '--out', out, '--snapshot-date', DATE, '--progress', 'none', '--no-sellers', ...extra, ...web.connectArgs];
+    const out = path.join(run.tmp, 'stdin');
+    const base = (extra: string[]) => ['crawl', '--domains', '-', '--out', out, '--snapshot-date', DATE, '--progress', 'none', '--no-sellers', ...extra, ...run.web.connectArgs];
     const noId = await runCli(base([]), { input: 'a.test\n' });
     expect(noId.code).toBe(2);
     expect(noId.stderr).toContain('--run-id');
-    const domains = [...web.domains()];
+    const domains = [...run.web.domains()];
     const a = domains.slice(0, 5).join('\n') + '\n';
     const first: CliResult = await runCli(base(['--run-id', 'night-a']), { input: a });
     expect(first.code, first.stderr).toBe(0);
@@ -230,7 +159,7 @@ describe("the input is part of the run's identity", () => {
     expect(same.code).toBe(0);
     expect(same.stdout).toContain('already complete');
     const other = await runCli(base(['--run-id', 'night-a']), { input: domains.slice(5, 10).join('\n') + '\n' });
-    expect(other.code).toBe(1);
+    expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/was committed from another domains list/);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import type { Command } from './command.js';
 import { visible, visibleLines } from '../text/visible.js';
 import { UsageError } from './usage-error.js';
+import { EXIT, EXIT_MEANINGS, exitStatusOf } from './exit-codes.js';
 
 // Commands are loaded lazily so that `adsnap parse` never pays for undici, DuckDB or the writer.
 // Exported for scripts/gen-reference.ts, which writes docs/reference/cli.md from each `--help`.
@@ -26,7 +27,8 @@ async function help(): Promise<string> {
       lines.push(`  ${name.padEnd(12)} (not available in this build)`);
     }
   }
-  lines.push('', 'Run `adsnap <command> --help` for a command\'s options; `adsnap --version` prints the version.');
+  lines.push('', 'Run `adsnap <command> --help` for a command\'s options; `adsnap --version` prints the version.', '', 'Exit status:');
+  for (const [status, meaning] of EXIT_MEANINGS) lines.push(`  ${String(status).padEnd(4)}${meaning}`);
   return lines.join('\n') + '\n';
 }
 
@@ -58,8 +60,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`adsnap ${name}: ${visibleLines(err.message)}\n${command.usage}\n`);
       return 2;
     }
+    const status = exitStatusOf(err);
     // A message may quote a host or a value from the web: shown, not obeyed (text/visible.ts).
-    process.stderr.write(`adsnap ${name}: ${visibleLines((err as Error)?.stack ?? String(err))}\n`);
-    return 1;
+    process.stderr.write(`adsnap ${name}: ${visibleLines(status === EXIT.failed ? ((err as Error)?.stack ?? String(err)) : (err as Error).message)}\n`);
+    return status;
   }
 }

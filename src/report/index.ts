@@ -9,9 +9,10 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openSnapshotDb } from '../sql/snapshot-db.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
-import { SECTIONS, setupSql, bucketLabels, type FigureDef, type ReportWindow } from './figures.js';
+import { SECTIONS, SITE_CHANGES_SQL, type FigureDef } from './figures.js';
 import { chartRows, leftOutNote } from './chart-rows.js';
-import { NO_NIGHT_SUMMARY, nightSummarySetupSql, viewedNightsSql } from './night-summary.js';
+import { NO_NIGHT_SUMMARY, nightSummarySetupSql, summaryKey, VIEWED_NIGHTS_MACRO } from './night-summary.js';
+import { bucketLabels, setupStatements, setVariable, variableStatement, windowVariables, type ReportVariable, type ReportWindow } from './setup.js';
 import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
 import { cellConverter } from '../sql/output.js';
@@ -19,6 +20,10 @@ import { csvText } from '../text/csv.js';
 import { simulatedBanner, simulatedNights, type SimulatedNight } from './provenance.js';
 import type { Json } from '@duckdb/node-api';
 import { isDuckDbSize } from '../util/duckdb-size.js';
+import { headlineObject, type HeadlineFigure, type HeadlineKey } from '../sql/headline.js';
+
+/** The figure whose rows are report.json's `headline`. */
+const HEADLINE_FIGURE = 'headline.figures';
 
 export const DEFAULT_RANK_BUCKETS: readonly number[] = Object.freeze([1_000, 10_000, 100_000, 1_000_000]);
 
@@ -71,6 +76,12 @@ export interface ReportJson {
   /** Nights whose figures over time came from their night summary (night-summary.ts), not the views. */
   summarized_nights: string[];
   missing: string[];
+  /**
+   * The latest night's headline figures by stable key (view headline_figures; the figure
+   * 'headline.figures' has the same rows): a share has value, n, denominator and ci95 (Wilson
+   * 95%), a count only value; each has its scope and definition (docs/reference/figures.md).
+   */
+  headline: Record<HeadlineKey, HeadlineFigure>;
   /** The nights crawled with address-guard exemptions (provenance.ts): not the public web; [] when none. */
   not_public_web: SimulatedNight[];
   sections: { key: string; title: string; intro: string; figures: Omit<FigureResult, 'svg' | 'csv' | 'shareOf'>[] }[];
@@ -82,7 +93,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const db = await openSnapshotDb(o.roots.length === 1 ? o.roots[0]! : o.roots, { allowEmpty: true });
   try {
     // A bound on DuckDB's memory (it spills past it): the report runs beside other jobs.
-    await db.rows(`SET memory_limit = '${memoryLimit()}'`);
+    await db.rows(`SET memory_limit = $1`, [memoryLimit()]);
     // Every figure has its ORDER BY: DuckDB need not keep insertion order, which costs memory.
     await db.rows(`SET preserve_insertion_order = false`);
     const allNights = (await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM files ORDER BY d`)).map((r) => String(r.d));
@@ -94,11 +105,16 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
 
     const window: ReportWindow | null =
       nights.length === 0 ? null : { from: o.from ?? nights[0]!, to: o.to ?? nights[nights.length - 1]!, firstNight: nights[0]!, latestNight: nights[nights.length - 1]! };
-    const setup = window ? setupSql(window, buckets) : [];
-    for (const stmt of setup) {
-      const t0 = performance.now();
-      await db.rows(stmt);
-      timing(`setup ${stmt.slice(0, 60).replace(/\s+/g, ' ')}…`, t0);
+    // Values are bound (setVariable); setup_sql has them written out, for `adsnap sql`.
+    const setup: string[] = [];
+    if (window) {
+      for (const v of windowVariables(window, buckets)) setup.push(await bind(db, v));
+      for (const stmt of setupStatements(SITE_CHANGES_SQL)) {
+        const t0 = performance.now();
+        await db.rows(stmt);
+        timing(`setup ${stmt.slice(0, 60).replace(/\s+/g, ' ')}…`, t0);
+        setup.push(stmt);
+      }
     }
     await mkdir(o.outDir, { recursive: true });
     // The pooling section's owners as registrable domains (owners.ts): a file beside the report, loaded by setup_sql.
@@ -123,6 +139,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       setup_sql: setup,
       summarized_nights: summarized,
       missing,
+      headline: headlineObject(sections.flatMap((s) => s.figures).find((f) => f.key === HEADLINE_FIGURE)?.rows ?? []),
       not_public_web: notPublic,
       sections: sections.map((s) => ({ ...s, figures: s.figures.map(({ svg: _svg, csv: _csv, shareOf: _shareOf, ...f }) => f) })),
     };
@@ -149,6 +166,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
  * gets no summary: the views answer for every night.
  */
 async function useNightSummaries(db: Awaited<ReturnType<typeof openSnapshotDb>>, nights: readonly string[], setup: string[]): Promise<string[]> {
+  setup.push(await bind(db, { name: 'report_summary_key', type: 'VARCHAR', value: summaryKey() }));
   let collect = nightSummarySetupSql();
   try {
     await db.rows(collect);
@@ -157,10 +175,16 @@ async function useNightSummaries(db: Awaited<ReturnType<typeof openSnapshotDb>>,
     await db.rows(collect);
   }
   const have = new Set((await db.rows(`SELECT strftime(snapshot_date, '%Y-%m-%d') AS d FROM report_night_summary`)).map((r) => String(r.d)));
-  const viewed = viewedNightsSql(nights.filter((d) => !have.has(d)));
-  await db.rows(viewed);
-  setup.push(collect, viewed);
+  setup.push(collect, await bind(db, { name: 'report_viewed_nights', type: 'DATE[]', value: nights.filter((d) => !have.has(d)) }));
+  await db.rows(VIEWED_NIGHTS_MACRO);
+  setup.push(VIEWED_NIGHTS_MACRO);
   return nights.filter((d) => have.has(d));
+}
+
+/** Sets a setup variable, its value bound; returns its statement for setup_sql. */
+async function bind(db: Awaited<ReturnType<typeof openSnapshotDb>>, v: ReportVariable): Promise<string> {
+  await setVariable(db.connection, v);
+  return variableStatement(v);
 }
 
 /** With ADSNAP_REPORT_TIMING set: a step's time and the process's RSS after it, on stderr. */

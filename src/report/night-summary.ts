@@ -31,16 +31,21 @@ import { packageRoot } from '../util/package-root.js';
 export type NightFilter = (column: string) => string;
 
 /**
- * Per night, every record of a valid file against the ad system's sellers.json (view
- * seller_match): checkable, missing, relationship and owner mismatches.
+ * Per night, every root record of a valid file (the listed sites' own ads.txt: view file_scope_base,
+ * scope 'root'; referral and app files are scopes of their own; the placeholder left out) against the ad system's
+ * sellers.json (view seller_match): checkable (seller_checkable: its sellers.json was readable),
+ * missing, relationship and owner mismatches.
  */
 export function consistencyNightsSql(nights: NightFilter): string {
-  return `SELECT snapshot_date, count(*) AS records,
-    count(*) FILTER (WHERE seller_found OR seller_missing) AS checkable,
-    count(*) FILTER (WHERE seller_missing) AS missing,
-    count(*) FILTER (WHERE relationship_consistent = false) AS relationship_mismatch,
-    count(*) FILTER (WHERE owner_domain_consistent = false) AS owner_mismatch
-  FROM seller_match WHERE ${nights('snapshot_date')} GROUP BY ALL`;
+  return `SELECT m.snapshot_date, count(*) AS records,
+    count(*) FILTER (WHERE m.seller_checkable) AS checkable,
+    count(*) FILTER (WHERE m.seller_missing) AS missing,
+    count(*) FILTER (WHERE m.relationship_consistent = false) AS relationship_mismatch,
+    count(*) FILTER (WHERE m.owner_domain_consistent = false) AS owner_mismatch
+  FROM seller_match m
+  SEMI JOIN file_scope_base s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.scope = 'root'
+  WHERE ${nights('m.snapshot_date')} AND NOT coalesce(adsnap_is_placeholder(m.ad_system_domain, m.seller_account_id), false)
+  GROUP BY ALL`;
 }
 
 /**
@@ -113,9 +118,11 @@ export async function writeNightSummary(root: string, runId: string, o: { memory
   const db = await openSnapshotDb(root);
   let summary: NightSummary;
   try {
-    await db.rows(`SET memory_limit = '${o.memoryLimit ?? '512MB'}'`);
+    await db.rows(`SET memory_limit = $1`, [o.memoryLimit ?? '512MB']);
     await db.rows(`SET preserve_insertion_order = false`);
-    const night: NightFilter = (c) => `${c} = DATE '${run.snapshotDate}'`;
+    // The night is bound once, into a variable the SQL reads: no value is spliced into the text.
+    await db.rows(`SET VARIABLE adsnap_summary_night = CAST($1 AS DATE)`, [run.snapshotDate]);
+    const night: NightFilter = (c) => `${c} = getvariable('adsnap_summary_night')`;
     const [c] = await db.rows(consistencyNightsSql(night));
     await createOwnerTable(db.connection, night);
     const [p] = await db.rows(poolingNightsSql(night));
@@ -136,7 +143,8 @@ export async function writeNightSummary(root: string, runId: string, o: { memory
 
 /**
  * The report's statement that collects the summaries it may use (see the top of this file) into
- * the temp table `report_night_summary`, one row per night of the window.
+ * the temp table `report_night_summary`, one row per night of the window. It reads summaryKey()
+ * from the variable `report_summary_key`.
  */
 export function nightSummarySetupSql(): string {
   const n = (k: string, as = k) => `TRY_CAST(json_extract_string(s, '$.${k}') AS BIGINT) AS ${as}`;
@@ -150,7 +158,7 @@ SELECT * FROM (
     FROM read_json(list_transform(adsnap_roots(), r -> r || '/_runs/*.json'), columns = {run_id: 'VARCHAR', snapshot_date: 'VARCHAR', night_summary: 'JSON'}, filename = true)
     GROUP BY 1 HAVING count(*) = 1
   )
-  WHERE in_window(snapshot_date) AND json_extract_string(s, '$.key') = '${summaryKey()}' AND json_extract_string(s, '$.run_id') = run_id
+  WHERE in_window(snapshot_date) AND json_extract_string(s, '$.key') = getvariable('report_summary_key') AND json_extract_string(s, '$.run_id') = run_id
     AND json_extract_string(s, '$.snapshot_date') = strftime(snapshot_date, '%Y-%m-%d')
 )
 WHERE COLUMNS(* EXCLUDE (snapshot_date)) IS NOT NULL`;
@@ -160,8 +168,5 @@ WHERE COLUMNS(* EXCLUDE (snapshot_date)) IS NOT NULL`;
 export const NO_NIGHT_SUMMARY = `CREATE OR REPLACE TEMP TABLE report_night_summary AS
 SELECT NULL::DATE AS snapshot_date, ${[...CONSISTENCY, 'pooled_ids', 'pooled_records'].map((k) => `NULL::BIGINT AS ${k}`).join(', ')} WHERE false`;
 
-/** The macro naming the nights of the window without a usable summary: the views answer for them. */
-export function viewedNightsSql(nights: readonly string[]): string {
-  const list = nights.length === 0 ? 'false' : `d IN (${nights.map((n) => `DATE '${n}'`).join(', ')})`;
-  return `CREATE OR REPLACE MACRO report_viewed(d) AS ${list}`;
-}
+/** The macro naming the nights of the window without a usable summary (the variable report_viewed_nights, DATE[]): the views answer for them. */
+export const VIEWED_NIGHTS_MACRO = `CREATE OR REPLACE MACRO report_viewed(d) AS list_contains(getvariable('report_viewed_nights'), d)`;

@@ -46,6 +46,30 @@ export function isTextPlain(contentType: string | null): boolean {
   return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'text/plain';
 }
 
+/**
+ * The statuses of an ads.txt / app-ads.txt whose 2xx body was a text file, not an HTML page:
+ * every status adsFileStatus gives but `html`. Their records are stored (an `invalid_content_type`
+ * file's too, so that strictness can be measured; a `too_large` file's as far as the cap). The
+ * figures' *declaring* site reads this list (sql/views.sql's vocabulary block is generated from it).
+ */
+export const ADS_TEXT_STATUSES = ['ok', 'placeholder', 'empty', 'invalid_content_type', 'too_large'] as const satisfies readonly FileStatus[];
+
+/** The statuses of a sellers.json read whole and valid (sellersFileStatus's `valid`): a *readable* sellers.json. */
+export const READABLE_SELLERS_STATUSES = ['ok'] as const satisfies readonly FileStatus[];
+
+/**
+ * The statuses that say what an ads.txt / app-ads.txt held on its night: its whole content was
+ * seen (whatever it was), or a 404 said there is none. A cut file, a wall, a 429, a 5xx or a
+ * network failure say nothing certain (the series views compare observations only).
+ */
+export const ADS_OBSERVED_STATUSES = ['ok', 'placeholder', 'empty', 'html', 'invalid_content_type', 'not_found'] as const satisfies readonly FileStatus[];
+
+/**
+ * The same for a sellers.json: read whole and valid, or a 404. One that was not JSON or not a
+ * sellers.json (often a page cut or replaced for a night) says nothing of the sellers it lists.
+ */
+export const SELLERS_OBSERVED_STATUSES = [...READABLE_SELLERS_STATUSES, 'not_found'] as const satisfies readonly FileStatus[];
+
 export interface ParsedStatusInput {
   parseStatus: 'ok' | 'placeholder' | 'empty' | 'html';
   contentType: string | null;

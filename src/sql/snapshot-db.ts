@@ -6,6 +6,7 @@ import { tables, type ColumnType, type TableName } from '../../schemas/tables.js
 import { packageRoot } from '../util/package-root.js';
 import { isDirectory } from '../util/directory.js';
 import { visible } from '../text/visible.js';
+import { headlineLines, readHeadline } from './headline.js';
 
 /**
  * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
@@ -150,41 +151,42 @@ export function splitSql(script: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-/** A short human summary of one snapshot: adoption, statuses, top ad systems, hops. */
+/**
+ * A short human summary of one snapshot: the headline figures (in the report's words,
+ * src/sql/headline.ts), files by status, the ad systems named by most declaring sites, hops.
+ * Every value is bound as a parameter.
+ */
 export async function summarizeSnapshot(outDir: string, snapshotDate: string): Promise<string> {
   const db = await openSnapshotDb(outDir);
-  const d = `DATE '${snapshotDate}'`;
+  const night = [snapshotDate];
   try {
-    const out: string[] = [];
-    const [adoption] = await db.rows(`
-      SELECT count(*) AS domains,
-             count(*) FILTER (WHERE has_robots_txt) AS with_robots,
-             count(*) FILTER (WHERE ads_txt_status IN ('ok','placeholder','invalid_content_type')) AS with_ads_txt,
-             count(*) FILTER (WHERE ads_txt_valid) AS valid_ads_txt,
-             sum(ads_txt_records) AS records
-      FROM adoption WHERE snapshot_date = ${d}`);
-    const a = adoption as Record<string, number>;
-    out.push(`Adoption (${snapshotDate}): ${a.domains} domains · robots.txt ${pct(a.with_robots, a.domains)} · ads.txt served ${pct(a.with_ads_txt, a.domains)} · valid ${pct(a.valid_ads_txt, a.domains)} · ${a.records ?? 0} records`);
+    const [listed] = await db.rows(
+      `SELECT (SELECT count(*) FROM listed_sites WHERE snapshot_date = CAST($1 AS DATE)) AS sites,
+              (SELECT count(*) FROM listed_apps WHERE snapshot_date = CAST($1 AS DATE)) AS apps`,
+      night,
+    );
+    const out: string[] = [`Headline figures (${snapshotDate}; ${listed?.sites ?? 0} listed sites, ${listed?.apps ?? 0} listed apps; docs/reference/figures.md):`];
+    out.push(...headlineLines(await readHeadline(db.connection, snapshotDate)));
     out.push('', 'files by kind and status:');
-    for (const r of await db.rows(`SELECT file_kind, status, count(*) AS n FROM files WHERE snapshot_date = ${d} GROUP BY ALL ORDER BY file_kind, n DESC`)) {
+    for (const r of await db.rows(`SELECT file_kind, status, count(*) AS n FROM files WHERE snapshot_date = CAST($1 AS DATE) GROUP BY ALL ORDER BY file_kind, n DESC, status`, night)) {
       out.push(`  ${String(r.file_kind).padEnd(13)} ${String(r.status).padEnd(22)} ${r.n}`);
     }
-    out.push('', 'top ad systems (subjects naming them):');
-    for (const r of await db.rows(`SELECT ad_system_domain, count(DISTINCT subject) AS subjects, count(*) AS records FROM ads_records WHERE snapshot_date = ${d} GROUP BY 1 ORDER BY subjects DESC, 1 LIMIT 8`)) {
+    out.push('', 'top ad systems (declaring listed sites naming them in their root ads.txt; view ad_system_sites):');
+    const top = await db.rows(
+      `SELECT ad_system_domain, sites, sites_direct, site_share, records FROM ad_system_sites WHERE snapshot_date = CAST($1 AS DATE) ORDER BY sites DESC, records DESC, ad_system_domain LIMIT 8`,
+      night,
+    );
+    for (const r of top) {
+      const share = `${(100 * Number(r.site_share)).toFixed(1)}%`;
       // The ad system as the file wrote it: shown, never obeyed, on a terminal (text/visible.ts).
-      out.push(`  ${visible(String(r.ad_system_domain)).padEnd(28)} ${String(r.subjects).padStart(6)} subjects ${String(r.records).padStart(8)} records`);
+      out.push(`  ${visible(String(r.ad_system_domain)).padEnd(28)} ${String(r.sites).padStart(6)} sites (${share.padStart(6)}) ${String(r.sites_direct).padStart(6)} DIRECT ${String(r.records).padStart(8)} records`);
     }
     out.push('', 'hops:');
-    for (const r of await db.rows(`SELECT kind, outcome, coalesce(reason, '') AS reason, count(*) AS n FROM hops WHERE snapshot_date = ${d} GROUP BY ALL ORDER BY kind, outcome, n DESC`)) {
+    for (const r of await db.rows(`SELECT kind, outcome, coalesce(reason, '') AS reason, count(*) AS n FROM hops WHERE snapshot_date = CAST($1 AS DATE) GROUP BY ALL ORDER BY kind, outcome, n DESC`, night)) {
       out.push(`  ${String(r.kind).padEnd(22)} ${String(r.outcome).padEnd(9)} ${String(r.reason).padEnd(16)} ${r.n}`);
     }
     return out.join('\n');
   } finally {
     db.close();
   }
-}
-
-function pct(n: number, total: number): string {
-  if (!total) return '0';
-  return `${n} (${((100 * n) / total).toFixed(1)}%)`;
 }

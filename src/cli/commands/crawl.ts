@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import v8 from 'node:v8';
-import { crawl, CRAWL_LIMITS } from '../../../pipelines/crawl.js';
+import { crawl, CRAWL_LIMITS, type CrawlResult } from '../../../pipelines/crawl.js';
+import { malformedLines } from '../../../pipelines/list-check.js';
 import { RunStats } from '../../../pipelines/run-stats.js';
 import { formatDnsServer, parseAllowCidr, parseConnectTo, parseDnsServer } from '../../fetch/index.js';
 import { parseShard } from '../../util/shard.js';
@@ -14,6 +15,8 @@ import { visibleLines } from '../../text/visible.js';
 import { resolveDomainsList } from '../list-knobs.js';
 import { isNamedList } from '../../sources/named-lists/index.js';
 import { defaultUserAgent } from '../../util/version.js';
+import { EXIT, exitStatusOf } from '../exit-codes.js';
+import { checkOutDir } from '../out-dir.js';
 import { KNOB_FLAGS, KNOBS_USAGE, resolveKnobs } from '../crawl-knobs.js';
 
 const usage = `Usage: adsnap crawl --domains FILE|PROVIDER:SELECTOR [--apps FILE] --out DIR [options]
@@ -51,8 +54,8 @@ Output:
                           at most 86400)
   --restart               discard an interrupted attempt of this run (its checkpoint and staged
                           parts) and crawl from the start, e.g. after the list was replaced
-  --allow-empty           commit a snapshot even when a list has no accepted entry (default: exit 1
-                          and commit nothing)
+  --allow-empty           commit a snapshot even when a list has no accepted entry (default: exit 2
+                          and create nothing; the first malformed lines are shown)
 
 Incremental snapshots (ads.txt 1.1 §3.1, §3.6; RFC 9309 §2.4):
   --previous DIR|none     earlier snapshot to build on (default: the latest earlier date under --out).
@@ -129,10 +132,22 @@ sealed parts in DIR/_staging/ (invisible to table globs). Running the same comma
 from its last checkpoint (or finishes the commit) and commits one snapshot with no duplicate and
 no missing row. A run is identified by its arguments and checked against its lists' bytes: a
 resume whose list changed refuses (use --restart). Only one attempt of a run is alive at a time:
-a second one exits 1 naming the first (host, pid, since); a killed attempt's lock is taken over.
+a second one exits 75 naming the first (host, pid, since, last heartbeat). A lock is stale, and
+taken over at once, when its heartbeat is older than --lock-stale (default 30 s) or, on the same
+machine, when the process that wrote it is gone (a pid now owned by another process, a container
+restarted as pid 1, a SIGKILLed holder still being torn down, never count).
 
-Exit status: 0 when the snapshot was written (sites failing is normal and recorded); 2 on usage
-errors; 1 when the run could not complete — then no partial snapshot is visible.`;
+Malformed list lines are skipped; the first few are printed on stderr with their line number and
+reason, and the manifest keeps the first 20 (list.malformedSamples) and the count by reason.
+
+Exit status (a scheduler can act on it; docs/guide/scale.md shows Kubernetes' podFailurePolicy):
+  0   the snapshot was written, or was already complete (sites failing is normal and recorded)
+  1   the run failed: no partial snapshot is visible, and the same command resumes it
+  2   usage or configuration error, found before anything was created: a bad flag or --config
+      knob, --out naming a file, a list with no accepted entry, a list replaced under a started
+      run (--restart); running the same command again cannot succeed
+  75  not now (EX_TEMPFAIL): another attempt of this run is alive, or a stage started before
+      every shard finished the one before; run the same command again later`;
 
 /**
  * Memory: a crawl's live heap is small (25–40 MB) but it allocates fast (TLS certificate checks,
@@ -201,6 +216,7 @@ export const command: Command = {
     if (!values.domains && !values.apps) throw new UsageError('give --domains FILE and/or --apps FILE');
     if (values.domains === '-' && values.shard !== undefined) throw new UsageError('a sharded crawl reads its list again in each stage: give a file, not stdin');
     if (!values.out) throw new UsageError('--out DIR is required');
+    await checkOutDir(values.out);
     const snapshotDate = values['snapshot-date'];
     if (snapshotDate !== undefined && !isIsoDate(snapshotDate)) throw new UsageError(`--snapshot-date must be YYYY-MM-DD, got ${JSON.stringify(snapshotDate)}`);
     const obeyRobots = values['obey-robots'] ?? 'store';
@@ -312,6 +328,7 @@ export const command: Command = {
         signal: controller.signal,
         stats,
         configFile: knobs.configFile,
+        lock: knobs.lock,
         fetch: {
           connectTo,
           caCerts,
@@ -334,11 +351,14 @@ export const command: Command = {
       for (const [table, t] of Object.entries(result.tables)) lines.push(`  ${table.padEnd(16)} ${t.rows} rows`);
       lines.push(`  manifest: ${result.manifestPath}`);
       process.stdout.write(lines.join('\n') + '\n');
-      return 0;
+      reportMalformed(result);
+      return EXIT.done;
     } catch (err) {
       progress.stop();
-      process.stderr.write(`adsnap crawl: run failed: ${visibleLines((err as Error).message)}\n`);
-      return 1;
+      const status = exitStatusOf(err);
+      const what = status === EXIT.tempFail ? 'not now (exit 75: run the same command again later)' : status === EXIT.usage ? 'refused (exit 2)' : 'run failed';
+      process.stderr.write(`adsnap crawl: ${what}: ${visibleLines((err as Error).message)}\n`);
+      return status;
     } finally {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
@@ -352,6 +372,14 @@ function listLimit(limit: string | undefined, top: string | undefined): number |
   const t = top === undefined ? undefined : intFlag('top', top, 0, 0);
   if (l !== undefined && t !== undefined && l !== t) throw new UsageError(`--top ${t} and --limit ${l} disagree: give one`);
   return t ?? l;
+}
+
+/** The first malformed lines of each list on stderr, with the manifest that keeps more of them and their count by reason. */
+function reportMalformed(result: CrawlResult): void {
+  for (const [name, list] of [['domain', result.list], ['app', result.appList]] as const) {
+    if (!list || list.malformed === 0) continue;
+    process.stderr.write(visibleLines(`adsnap crawl: ${list.malformed} malformed line${list.malformed > 1 ? 's' : ''} in the ${name} list (skipped):${malformedLines(list)}\n  the first ${list.malformedSamples.length} with their reasons are in ${result.manifestPath} (${name === 'domain' ? 'list' : 'app_list'}.malformedSamples)\n`));
+  }
 }
 
 function isIsoDate(s: string): boolean {

@@ -3,6 +3,7 @@ import { reparse } from '../../../pipelines/reparse.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
+import { checkOutDir } from '../out-dir.js';
 
 const usage = `Usage: adsnap reparse SNAPSHOT_DIR --out DIR [--snapshot-date YYYY-MM-DD]
 
@@ -19,6 +20,7 @@ export const command: Command = {
     const { values, positionals } = parseCommandArgs(argv, { out: { type: 'string' }, 'snapshot-date': { type: 'string' } });
     if (positionals.length !== 1) throw new UsageError('give one SNAPSHOT_DIR');
     if (!values.out) throw new UsageError('--out DIR is required');
+    await checkOutDir(values.out);
     const date = values['snapshot-date'];
     if (date !== undefined && !isCalendarDate(date)) throw new UsageError(`--snapshot-date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(date)}`);
     const r = await reparse({ source: positionals[0]!, outDir: values.out, snapshotDate: values['snapshot-date'] });

@@ -9,6 +9,8 @@ import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { visibleLines } from '../../text/visible.js';
 import { UsageError } from '../usage-error.js';
+import { checkOutDir } from '../out-dir.js';
+import { exitStatusOf } from '../exit-codes.js';
 
 const usage = `Usage: adsnap report ROOT… --out DIR [--from DATE] [--to DATE] [--rank-buckets ${DEFAULT_RANK_BUCKETS.join(',')}]
 
@@ -19,12 +21,14 @@ figure's rows by a stable key, with its SQL and the setup statements to run it a
 variables, ad systems, supply-chain consistency against sellers.json, pooled seller ids,
 robots.txt and AI crawlers, changes between nights, sellers.json, data quality.
 
-  --out DIR            where to write (created if needed; files of an earlier report replaced)
+  --out DIR            where to write (created if needed; files of an earlier report replaced;
+                       a file there is a usage error)
   --from, --to DATE    the first and last snapshot date (YYYY-MM-DD) to report; default: all
   --rank-buckets LIST  upper ranks of the buckets, ascending (default ${DEFAULT_RANK_BUCKETS.join(',')}):
                        sites ranked 1–1k, 1k–10k, …, beyond the last, and unranked
 
-Exit status: 0 written; 1 a ROOT without a complete run, or a query failed; 2 bad usage.
+Exit status: 0 written; 1 a ROOT without a complete run, or a query failed; 2 bad usage (--out
+naming a file included), nothing written.
 
 Example:
   adsnap report out --out report && open report/index.html`;
@@ -41,6 +45,7 @@ export const command: Command = {
     });
     if (positionals.length === 0) throw new UsageError('name at least one snapshot ROOT');
     if (!values.out) throw new UsageError('--out DIR is required');
+    await checkOutDir(values.out);
     for (const flag of ['from', 'to'] as const) {
       const v = values[flag];
       if (v !== undefined && !isCalendarDate(v)) throw new UsageError(`--${flag} must be a calendar date YYYY-MM-DD, got '${v}'`);
@@ -53,7 +58,7 @@ export const command: Command = {
       r = await buildReport({ roots: positionals, outDir: values.out, from: values.from ?? null, to: values.to ?? null, rankBuckets });
     } catch (err) {
       process.stderr.write(`adsnap report: ${visibleLines((err as Error).message)}\n`);
-      return 1;
+      return exitStatusOf(err);
     }
     const nights = r.nights.length === 0 ? 'no night' : r.nights.length === 1 ? `1 night (${r.nights[0]})` : `${r.nights.length} nights (${r.nights[0]} to ${r.nights[r.nights.length - 1]})`;
     const ru = process.resourceUsage();

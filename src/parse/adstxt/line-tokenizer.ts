@@ -270,7 +270,8 @@ function hasBlank(field: string): boolean {
   return field.indexOf(' ') >= 0 || field.indexOf('\t') >= 0;
 }
 
-const PLACEHOLDER_DOMAIN = 'placeholder.example.com';
+/** The ad system domain of the placeholder record (ads.txt 1.1 §3.2.1). */
+export const PLACEHOLDER_DOMAIN = 'placeholder.example.com';
 
 /** ads.txt 1.1 §3.2.1: the placeholder record of a file that authorizes no advertising system. */
 export function isPlaceholder(r: AdsRecord): boolean {

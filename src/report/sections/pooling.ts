@@ -1,0 +1,79 @@
+/** The report's section '5. Pooling': its figures, each a query over the shipped views (sql/views.sql). */
+import type { SectionDef } from '../figure-types.js';
+import { LATEST, VIEWED } from './nights.js';
+import { OWNER_TABLE } from '../owners.js';
+import { poolingNightsSql } from '../night-summary.js';
+
+export const poolingSection: SectionDef = {
+  key: 'pooling',
+  title: '5. Pooling',
+  intro:
+    `A seller account claimed as DIRECT by publishers that are not the same business: the signal of pooled (shared or resold) accounts, as in the IEEE S&P 2024 study of ads.txt and sellers.json misrepresentation. A file's owner is the first OWNERDOMAIN it declares, else the site itself, reduced to its registrable domain (its host, then the Public Suffix List's domain, private section included, as adsnap keys sites: www.x.com and x.com are one owner, news.x.co.uk is x.co.uk). The reduction is the table ${OWNER_TABLE} that setup_sql loads from pooling.owner_domains.csv beside the report (computed with tldts). A DIRECT account should belong to one owner, the one its sellers.json entry names.`,
+  figures: [
+    {
+      key: 'pooling.worst',
+      title: 'Seller ids claimed DIRECT by the most owners (latest night)',
+      about:
+        "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owners (registrable domains) claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
+      // The pooled ids are found from the records alone: the (ad system, seller id, site) claims
+      // are grouped before each site's owner is joined on (a four-string-key grouping of every
+      // record ran out of memory on a 1M-site night), and seller_match, with its joins to
+      // sellers.json, is read only for the 25 listed.
+      sql: `WITH owner AS (
+SELECT subject, file_kind, arg_min(value_domain, line_no) AS owner_domain
+FROM ads_variables WHERE ${LATEST} AND name = 'OWNERDOMAIN' GROUP BY ALL
+), site_owner AS (
+SELECT f.subject, f.file_kind, coalesce(d.owner_domain, coalesce(o.owner_domain, f.subject)) AS owner_domain
+FROM files f
+LEFT JOIN owner o ON o.subject = f.subject AND o.file_kind = f.file_kind
+LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, f.subject)
+WHERE f.${LATEST} AND f.valid AND f.file_kind IN ('ads.txt', 'app-ads.txt')
+), site_claims AS (
+SELECT ad_system_domain, seller_account_id, subject, file_kind FROM ads_records
+WHERE ${LATEST} AND relationship = 'DIRECT' GROUP BY ALL
+), claims AS (
+SELECT c.ad_system_domain, c.seller_account_id, s.owner_domain, count(DISTINCT c.subject) AS sites
+FROM site_claims c JOIN site_owner s ON s.subject = c.subject AND s.file_kind = c.file_kind
+GROUP BY ALL
+), top AS (
+SELECT ad_system_domain, seller_account_id, sum(sites)::BIGINT AS sites, count(*) AS owners
+FROM claims GROUP BY ad_system_domain, seller_account_id HAVING count(*) >= 2
+ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25
+), samples AS (
+SELECT c.ad_system_domain, c.seller_account_id, min(c.owner_domain, 5) AS sample_owners
+FROM claims c SEMI JOIN top t ON t.ad_system_domain = c.ad_system_domain AND t.seller_account_id = c.seller_account_id
+GROUP BY ALL
+), matched AS (
+SELECT m.ad_system_domain, m.seller_account_id, coalesce(d.owner_domain, m.owner_domain) AS owner_domain,
+  coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller, any_value(m.seller_name) AS seller_name, any_value(m.seller_domain) AS seller_domain
+FROM seller_match m JOIN top t ON t.ad_system_domain = m.ad_system_domain AND t.seller_account_id = m.seller_account_id
+LEFT JOIN ${OWNER_TABLE} d ON d.owner = m.owner_domain
+WHERE m.${LATEST} AND m.relationship = 'DIRECT'
+GROUP BY ALL
+)
+SELECT t.ad_system_domain, t.seller_account_id, any_value(x.seller_name) AS seller_name, any_value(x.seller_domain) AS seller_domain,
+t.sites, t.owners, count(*) FILTER (WHERE x.matches_seller) AS owners_matching_seller_domain, any_value(s.sample_owners) AS sample_owners
+FROM top t
+JOIN samples s ON s.ad_system_domain = t.ad_system_domain AND s.seller_account_id = t.seller_account_id
+LEFT JOIN matched x ON x.ad_system_domain = t.ad_system_domain AND x.seller_account_id = t.seller_account_id
+GROUP BY t.ad_system_domain, t.seller_account_id, t.sites, t.owners
+ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
+      tableRows: 25,
+    },
+    {
+      key: 'pooling.over_time',
+      title: 'Pooled seller ids over time',
+      about: 'Per night: (ad system, seller id) pairs claimed DIRECT by two or more owners (as above), and the records that claim them.',
+      // The nights with a night summary from it, the others from the records (night-summary.ts).
+      sql: `SELECT * FROM (
+-- A night without a pooled id has no row, as in the grouping below.
+SELECT snapshot_date, pooled_ids, pooled_records AS records FROM report_night_summary WHERE pooled_ids > 0
+UNION ALL
+SELECT * FROM (
+${poolingNightsSql(VIEWED)}
+)
+) ORDER BY snapshot_date`,
+      chart: { kind: 'line', x: 'snapshot_date', y: 'pooled_ids', xTitle: 'Snapshot date', yTitle: 'Pooled seller ids' },
+    },
+  ],
+};
