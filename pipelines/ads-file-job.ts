@@ -1,12 +1,13 @@
 import type { AdsFileKind, AdsTxtSummary } from '../src/parse/adstxt/index.js';
 import { parseAdsBody } from './body-parsers.js';
 import type { RobotsPolicy } from '../src/parse/robots/index.js';
-import { adsFileStatus, type FileStatus } from '../src/resolve/file-status.js';
+import type { FileStatus } from '../src/resolve/file-status.js';
 import { decideHops, type FileRole, type HopDecision } from '../src/resolve/referrals.js';
-import { fileRow, hopRow, type Via } from '../src/tables/rows.js';
+import { hopRow, type Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
 import type { Referrals } from './referral-registry.js';
-import { bodyColumns, obtainFile } from './obtain-file.js';
+import { adsContent, crawledFileRow, disallowedFileRow, NO_CONTENT } from './file-row.js';
+import { obtainFile } from './obtain-file.js';
 import { robotsAllows } from './robots-job.js';
 import type { PreviousFile } from '../src/store/previous-snapshot.js';
 
@@ -40,7 +41,7 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, refer
   const robotsAllowed = robotsAllows(ctx, req.robots, `/${fileKind}`);
   // spec-decisions: fetched even where robots.txt disallows it, unless the operator asks for strictness.
   if (robotsAllowed === false && ctx.options.obeyRobots === 'all') {
-    out.emit('files', fileRow({ subject, fileKind, via: req.via, url: null, status: 'disallowed_by_robots', obtained: null, httpStatus: null, valid: false, robotsAllowed }));
+    out.emit('files', disallowedFileRow({ subject, fileKind, via: req.via, robotsAllowed }));
     stats.countFile(fileKind, 'disallowed_by_robots');
     return { status: 'disallowed_by_robots', found: false, summary: null, hops: [] };
   }
@@ -54,32 +55,9 @@ export async function crawlAdsFile(ctx: CrawlContext, req: AdsFileRequest, refer
     named = new Set<string>();
     return parseAdsBody(rows, subject, fileKind, body, named);
   });
-  const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
-  // What the content is, however it was obtained (fetched, revalidated, reused, carried forward).
-  const { status, valid } =
-    got.file.fetchStatus !== null || summary === null
-      ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
-      : adsFileStatus({ parseStatus: summary.status, contentType: got.file.contentType, truncated: got.file.truncated, records: summary.records, variables: summary.variables });
-  out.emit(
-    'files',
-    fileRow({
-      subject,
-      fileKind,
-      via: req.via,
-      url: summary ? got.file.url : null,
-      status,
-      httpStatus: got.file.httpStatus,
-      valid,
-      robotsAllowed,
-      records: summary?.records ?? 0,
-      variables: summary?.variables ?? 0,
-      errors,
-      warnings,
-      lines: got.body?.lines ?? null,
-      ...bodyColumns(got),
-    }),
-  );
+  const { row, status } = crawledFileRow(got, { subject, fileKind, via: req.via, robotsAllowed }, got.body ? adsContent(got.body, got.file.contentType, got.file.truncated) : NO_CONTENT);
+  out.emit('files', row);
   stats.countFile(fileKind, status);
   // Only a body read to its end names anyone (a failed reading's records are gone with it).
   if (summary !== null && status !== 'placeholder') for (const d of named) referrals.addAdSystem(d, out);

@@ -1,9 +1,9 @@
 import type { ConsentFileKind } from '../src/parse/consent/index.js';
 import type { LicenseLine, RobotsPolicy } from '../src/parse/robots/index.js';
-import { fileRow } from '../src/tables/rows.js';
 import { parseConsentBody } from './consent-bodies.js';
 import type { CrawlContext } from './context.js';
-import { bodyColumns, obtainFile } from './obtain-file.js';
+import { consentContent, crawledFileRow, disallowedFileRow, NO_CONTENT } from './file-row.js';
+import { obtainFile } from './obtain-file.js';
 import { robotsAllows } from './robots-job.js';
 
 /**
@@ -26,34 +26,13 @@ async function crawlConsentFile(ctx: CrawlContext, host: string, kind: ConsentFi
   const at = new URL(url);
   const robotsAllowed = robotsAllows(ctx, robots, at.pathname + at.search);
   if (robotsAllowed === false && ctx.options.obeyRobots === 'all') {
-    out.emit('files', fileRow({ subject: host, fileKind: kind, via: 'root', url: null, status: 'disallowed_by_robots', obtained: null, httpStatus: null, valid: false, robotsAllowed }));
+    out.emit('files', disallowedFileRow({ subject: host, fileKind: kind, via: 'root', robotsAllowed }));
     stats.countFile(kind, 'disallowed_by_robots');
     return;
   }
   const got = await obtainFile(ctx, { url, kind, subject: host }, (body, meta, rows) => parseConsentBody(rows, host, kind, meta?.finalUrl ?? url, body));
-  const parsed = got.body;
-  const { status, valid } =
-    got.file.fetchStatus !== null || parsed === null ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
-    : got.file.truncated ? { status: 'too_large' as const, valid: false }
-    : parsed.verdict;
-  out.emit(
-    'files',
-    fileRow({
-      subject: host,
-      fileKind: kind,
-      via: 'root',
-      url: parsed ? got.file.url : null,
-      status,
-      httpStatus: got.file.httpStatus,
-      valid,
-      robotsAllowed,
-      records: parsed?.records ?? 0,
-      variables: 0,
-      errors: parsed?.counts.errors ?? 0,
-      warnings: parsed?.counts.warnings ?? 0,
-      ...bodyColumns(got),
-    }),
-  );
+  const { row, status } = crawledFileRow(got, { subject: host, fileKind: kind, via: 'root', robotsAllowed }, got.body ? consentContent(got.body, got.file.truncated) : NO_CONTENT);
+  out.emit('files', row);
   stats.countFile(kind, status);
   await out.settle();
 }

@@ -1,8 +1,8 @@
 import { parseBuyersBody } from './body-parsers.js';
-import { sellersFileStatus } from '../src/resolve/file-status.js';
-import { buyersFileRow, fileRow } from '../src/tables/rows.js';
+import { buyersFileRow } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
-import { bodyColumns, obtainFile } from './obtain-file.js';
+import { buyersContent, crawledFileRow, disallowedFileRow, NO_CONTENT } from './file-row.js';
+import { obtainFile } from './obtain-file.js';
 import { robotsAllows } from './robots-job.js';
 import type { RobotsPolicy } from '../src/parse/robots/index.js';
 
@@ -25,18 +25,14 @@ export async function crawlBuyers(ctx: CrawlContext, adSystem: string, robots: R
   const robotsAllowed = robotsAllows(ctx, robots, '/buyers.json');
   const base = { subject: adSystem, fileKind: 'buyers.json', via: 'ad_system' as const, robotsAllowed };
   if (robotsAllowed === false && ctx.options.obeyRobots === 'all') {
-    out.emit('files', fileRow({ ...base, url: null, status: 'disallowed_by_robots', obtained: null, httpStatus: null, valid: false }));
+    out.emit('files', disallowedFileRow(base));
     stats.countFile('buyers.json', 'disallowed_by_robots');
     return;
   }
   const got = await obtainFile(ctx, { url, kind: 'buyers.json', subject: adSystem, closeConnection: true }, (body, _meta, rows) => parseBuyersBody(rows, adSystem, body));
   const summary = got.body?.summary ?? null;
-  const { status, valid } =
-    got.file.fetchStatus !== null || summary === null
-      ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
-      : sellersFileStatus({ parseStatus: summary.status, truncated: got.file.truncated });
-  const counts = got.body?.counts ?? { errors: 0, warnings: 0 };
-  out.emit('files', fileRow({ ...base, url: summary ? got.file.url : null, status, httpStatus: got.file.httpStatus, valid, records: summary?.buyers ?? 0, variables: 0, ...counts, ...bodyColumns(got) }));
+  const { row, status } = crawledFileRow(got, base, got.body ? buyersContent(got.body, got.file.truncated) : NO_CONTENT);
+  out.emit('files', row);
   if (summary) out.emit('buyers_files', buyersFileRow(adSystem, status, summary));
   stats.countFile('buyers.json', status);
   await out.settle();

@@ -252,9 +252,3 @@ async function* teeInto(stream: AsyncIterable<Uint8Array>, writer: { push(c: Uin
     yield chunk;
   }
 }
-
-/** The `files` columns that say where a body came from (the same for every file kind). */
-export function bodyColumns(got: Obtained<unknown>) {
-  const f = got.file;
-  return { obtained: got.obtained, bytes: f.bytes, sha256: f.sha256, contentType: f.contentType, fetchedAt: f.fetchedAt, ageDays: f.ageDays, etag: f.etag, lastModified: f.lastModified, freshUntil: f.freshUntil };
-}

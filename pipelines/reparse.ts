@@ -3,7 +3,6 @@ import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Row, TableName } from '../schemas/tables.js';
 import { DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, isRobotsSemantics, type RobotsSemantics } from '../src/parse/robots/index.js';
-import { adsFileStatus, robotsFileStatus, sellersFileStatus } from '../src/resolve/file-status.js';
 import type { Obtained } from '../schemas/tables.js';
 import { openSnapshotWriter, partitionDir, writeRunManifest } from '../src/sink/index.js';
 import { publishPart } from '../src/sink/part-files.js';
@@ -18,6 +17,7 @@ import { isCalendarDate } from '../src/util/calendar-date.js';
 import type { SnapshotDb } from '../src/sql/snapshot-db.js';
 import { emitAgentRows, emitCatalogue, emitLicenses } from './robots-agents.js';
 import { isConsentKind, parseConsentBody } from './consent-bodies.js';
+import { adsContent, buyersContent, consentContent, robotsContent, sellersContent, withContent } from './file-row.js';
 import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
 /**
@@ -140,9 +140,7 @@ async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row
   const truncated = f.status === 'too_large';
   if (f.file_kind === 'ads.txt' || f.file_kind === 'app-ads.txt') {
     if (!stream) return row;
-    const { summary, counts, lines } = await parseAdsBody(out, f.subject, f.file_kind, stream);
-    const verdict = adsFileStatus({ parseStatus: summary.status, contentType: f.content_type, truncated, records: summary.records, variables: summary.variables });
-    return Object.assign(row, { records: summary.records, variables: summary.variables, errors: counts.errors, warnings: counts.warnings, lines, ...verdict });
+    return withContent(row, adsContent(await parseAdsBody(out, f.subject, f.file_kind, stream), f.content_type, truncated));
   }
   if (f.file_kind === 'robots.txt') {
     const parsed = stream ? await parseRobotsBody(stream) : null;
@@ -152,20 +150,18 @@ async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row
     const rules = emitRobots(out, f.subject, txt, policy, DEFAULT_VERDICT_AGENTS, DEFAULT_VERDICT_PATHS, semantics);
     const usage = emitAgentRows(out, f.subject, txt, policy, agents);
     const lic = emitLicenses(out, f.subject, txt, f.url ?? `https://${f.subject}/robots.txt`);
-    if (!parsed || !txt) return row;
-    return Object.assign(row, { records: rules, variables: txt.sitemaps.length + txt.others.length, errors: count(txt.issues, 'error') + usage.errors + lic.errors, warnings: count(txt.issues, 'warning') + usage.warnings + lic.warnings, lines: parsed.lines, ...robotsFileStatus({ truncated, html: parsed.html }) });
+    return withContent(row, robotsContent(parsed, truncated, { rules, errors: usage.errors + lic.errors, warnings: usage.warnings + lic.warnings }));
   }
   if (isConsentKind(f.file_kind)) {
     if (!stream) return row;
-    const parsed = await parseConsentBody(out, f.subject, f.file_kind, f.url ?? '', stream);
-    return Object.assign(row, { records: parsed.records, errors: parsed.counts.errors, warnings: parsed.counts.warnings, ...(truncated ? { status: 'too_large', valid: false } : parsed.verdict) });
+    return withContent(row, consentContent(await parseConsentBody(out, f.subject, f.file_kind, f.url ?? '', stream), truncated));
   }
   if (f.file_kind === 'sellers.json') {
     if (stream) {
-      const { summary, counts } = await parseSellersBody(out, f.subject, stream);
-      const verdict = sellersFileStatus({ parseStatus: summary.status, truncated });
-      out.emit('sellers_files', sellersFileRow(f.subject, verdict.status, summary, await askedWhere(db, date, f.subject)));
-      return Object.assign(row, { records: summary.sellers, errors: counts.errors, warnings: counts.warnings, ...verdict });
+      const read = await parseSellersBody(out, f.subject, stream);
+      const content = sellersContent(read, truncated);
+      out.emit('sellers_files', sellersFileRow(f.subject, content.verdict.status, read.summary, await askedWhere(db, date, f.subject)));
+      return withContent(row, content);
     }
     // Too large to have been kept (over the body store's cap): its rows are copied as they were.
     const q = (t: 'sellers' | 'parse_issues') =>
@@ -174,10 +170,10 @@ async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row
     for (const i of await q('parse_issues')) out.emit('parse_issues', i as unknown as Row<'parse_issues'>);
   }
   if (f.file_kind === 'buyers.json' && stream) {
-    const { summary, counts } = await parseBuyersBody(out, f.subject, stream);
-    const verdict = sellersFileStatus({ parseStatus: summary.status, truncated });
-    out.emit('buyers_files', buyersFileRow(f.subject, verdict.status, summary));
-    return Object.assign(row, { records: summary.buyers, errors: counts.errors, warnings: counts.warnings, ...verdict });
+    const read = await parseBuyersBody(out, f.subject, stream);
+    const content = buyersContent(read, truncated);
+    out.emit('buyers_files', buyersFileRow(f.subject, content.verdict.status, read.summary));
+    return withContent(row, content);
   }
   return row;
 }
@@ -187,10 +183,6 @@ async function askedWhere(db: SnapshotDb, date: string, adSystem: string): Promi
   const [r] = await db.rows(`SELECT * FROM sellers_files WHERE snapshot_date = CAST($1 AS DATE) AND ad_system_domain = $2`, [date, adSystem]);
   const location = r?.location;
   return (location === 'spec' || location === 'table') && typeof r?.location_url === 'string' ? { location, url: r.location_url } : null;
-}
-
-function count(issues: readonly { severity: string }[], severity: string): number {
-  return issues.filter((i) => i.severity === severity).length;
 }
 
 /** Copies parts into the new snapshot's partition of `table`; returns them as the manifest lists them. */

@@ -2,10 +2,10 @@ import { checkPolicy, robotsPolicy, type RobotsHttpOutcome, type RobotsPolicy, t
 import { emitRobots, parseRobotsBody } from './body-parsers.js';
 import { emitAgentRows, emitLicenses } from './robots-agents.js';
 import type { LicenseLine } from '../src/parse/robots/index.js';
-import { robotsFileStatus } from '../src/resolve/file-status.js';
-import { fileRow, type Via } from '../src/tables/rows.js';
+import type { Via } from '../src/tables/rows.js';
 import type { CrawlContext } from './context.js';
-import { bodyColumns, obtainFile } from './obtain-file.js';
+import { crawledFileRow, robotsContent } from './file-row.js';
+import { obtainFile } from './obtain-file.js';
 import type { Referrals } from './referral-registry.js';
 
 /**
@@ -35,29 +35,9 @@ export async function crawlRobotsFile(ctx: CrawlContext, host: string, via: Via,
   const rules = emitRobots(out, host, txt, policy, ctx.options.verdictAgents, ctx.options.verdictPaths, ctx.options.robotsSemantics);
   const usage = emitAgentRows(out, host, txt, policy, ctx.options.agents);
   const lic = emitLicenses(out, host, txt, got.file.url ?? `https://${host}/robots.txt`);
-  // What the content is, however it was obtained.
-  const { status, valid } = got.file.fetchStatus !== null || got.body === null
-    ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
-    : robotsFileStatus({ truncated: got.file.truncated, html: got.body.html });
-  out.emit(
-    'files',
-    fileRow({
-      subject: host,
-      fileKind: 'robots.txt',
-      via,
-      url: got.file.url,
-      status,
-      httpStatus: got.file.httpStatus,
-      valid,
-      robotsAllowed: null,
-      records: rules,
-      variables: txt ? txt.sitemaps.length + txt.others.length : 0,
-      errors: (txt ? txt.issues.filter((i) => i.severity === 'error').length : 0) + usage.errors + lic.errors,
-      warnings: (txt ? txt.issues.filter((i) => i.severity === 'warning').length : 0) + usage.warnings + lic.warnings,
-      lines: got.body?.lines ?? null,
-      ...bodyColumns(got),
-    }),
-  );
+  const emitted = { rules, errors: usage.errors + lic.errors, warnings: usage.warnings + lic.warnings };
+  const { row, status } = crawledFileRow(got, { subject: host, fileKind: 'robots.txt', via, robotsAllowed: null }, robotsContent(got.body, got.file.truncated, emitted), true);
+  out.emit('files', row);
   stats.countFile('robots.txt', status);
   await out.settle();
   return { policy, licenses: lic.licenses };

@@ -1,11 +1,11 @@
 import { parseSellersBody } from './body-parsers.js';
-import { sellersFileStatus } from '../src/resolve/file-status.js';
 import type { SellersSummary } from '../src/parse/sellers/index.js';
-import { fileRow, sellersFileRow } from '../src/tables/rows.js';
+import { sellersFileRow } from '../src/tables/rows.js';
 import type { CrawlContext, RowScope } from './context.js';
 import type { Referrals } from './referral-registry.js';
 import { attemptContext, settleAttempts } from './location-attempts.js';
-import { bodyColumns, obtainFile, previousOf, type Obtained } from './obtain-file.js';
+import { crawledFileRow, disallowedFileRow, NO_CONTENT, sellersContent } from './file-row.js';
+import { obtainFile, previousOf, type Obtained } from './obtain-file.js';
 import { crawlRobots, robotsAllows, robotsFor } from './robots-job.js';
 import type { RobotsPolicy } from '../src/parse/robots/index.js';
 
@@ -57,35 +57,13 @@ export async function crawlSellers(ctx: CrawlContext, referrals: Referrals, req:
   settleAttempts(attempts, chosen);
   const { got, robotsAllowed } = chosen;
   if (got === null) {
-    out.emit('files', fileRow({ subject: domain, fileKind: 'sellers.json', via, url: null, status: 'disallowed_by_robots', obtained: null, httpStatus: null, valid: false, robotsAllowed }));
+    out.emit('files', disallowedFileRow({ subject: domain, fileKind: 'sellers.json', via, robotsAllowed }));
     stats.countFile('sellers.json', 'disallowed_by_robots');
     return attempts[0]!.robots;
   }
-  const { errors, warnings } = got.body?.counts ?? { errors: 0, warnings: 0 };
   const summary = got.body?.summary ?? null;
-  // What the content is, however it was obtained (fetched, revalidated, reused, carried forward).
-  const { status, valid } =
-    got.file.fetchStatus !== null || summary === null
-      ? { status: got.file.fetchStatus ?? ('unreachable' as const), valid: false }
-      : sellersFileStatus({ parseStatus: summary.status, truncated: got.file.truncated });
-  out.emit(
-    'files',
-    fileRow({
-      subject: domain,
-      fileKind: 'sellers.json',
-      via,
-      url: summary ? got.file.url : null,
-      status,
-      httpStatus: got.file.httpStatus,
-      valid,
-      robotsAllowed,
-      records: summary?.sellers ?? 0,
-      variables: 0,
-      errors,
-      warnings,
-      ...bodyColumns(got),
-    }),
-  );
+  const { row, status } = crawledFileRow(got, { subject: domain, fileKind: 'sellers.json', via, robotsAllowed }, got.body ? sellersContent(got.body, got.file.truncated) : NO_CONTENT);
+  out.emit('files', row);
   // The header of the body the files row describes (none when no body was read whole), and where it was asked.
   if (summary) out.emit('sellers_files', sellersFileRow(domain, status, summary, { location: chosen.index === 0 ? 'spec' : 'table', url: chosen.url }));
   // The entries of the body whose rows are kept name the next round (the same rows seller_reach walks).

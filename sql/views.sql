@@ -18,6 +18,13 @@
 CREATE OR REPLACE MACRO adsnap_roots() AS
   list_transform(coalesce(CAST(getvariable('adsnap_roots') AS VARCHAR[]), [CAST(getvariable('adsnap_root') AS VARCHAR)]), r -> rtrim(r, '/'));
 
+-- The roots to read table T (or '_runs', the manifests) from: every root, less those named for T
+-- in the variable adsnap_missing (a MAP of table → roots), which `adsnap sql` and the report set
+-- for roots that hold no part of T (a root written before T existed, or one with no complete run
+-- yet). Without the variable (a plain DuckDB): every root.
+CREATE OR REPLACE MACRO adsnap_table_roots(t) AS
+  list_filter(adsnap_roots(), r -> NOT list_contains(coalesce(CAST(getvariable('adsnap_missing') AS MAP(VARCHAR, VARCHAR[]))[t], []), r));
+
 -- The folder of adsnap's data tables (data/ad-system-companies.tsv): the variable adsnap_data, which
 -- `adsnap sql` and the report set to the installed package's data/ folder; 'data' without it (a
 -- plain DuckDB started at the repository's root).
@@ -55,43 +62,43 @@ CREATE OR REPLACE MACRO adsnap_observed(file_kind, s) AS CASE WHEN file_kind = '
 
 CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
   SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
-  FROM read_json(list_transform(adsnap_roots(), r -> r || '/_runs/*.json'), columns = {tables: 'JSON'}, filename = true);
+  FROM read_json(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'), columns = {tables: 'JSON'}, filename = true);
 
-CREATE OR REPLACE VIEW targets         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/targets/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW targets         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('targets'), r -> r || '/targets/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('targets'));
-CREATE OR REPLACE VIEW fetches         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/fetches/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW fetches         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('fetches'), r -> r || '/fetches/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('fetches'));
-CREATE OR REPLACE VIEW files           AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW files           AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('files'), r -> r || '/files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('files'));
-CREATE OR REPLACE VIEW ads_records     AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/ads_records/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW ads_records     AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('ads_records'), r -> r || '/ads_records/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('ads_records'));
-CREATE OR REPLACE VIEW ads_variables   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/ads_variables/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW ads_variables   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('ads_variables'), r -> r || '/ads_variables/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('ads_variables'));
-CREATE OR REPLACE VIEW parse_issues    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/parse_issues/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW parse_issues    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('parse_issues'), r -> r || '/parse_issues/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('parse_issues'));
-CREATE OR REPLACE VIEW hops            AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/hops/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW hops            AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('hops'), r -> r || '/hops/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('hops'));
-CREATE OR REPLACE VIEW robots_rules    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_rules/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_rules    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_rules'), r -> r || '/robots_rules/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_rules'));
-CREATE OR REPLACE VIEW robots_sitemaps AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_sitemaps/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_sitemaps AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_sitemaps'), r -> r || '/robots_sitemaps/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_sitemaps'));
-CREATE OR REPLACE VIEW robots_verdicts AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_verdicts/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_verdicts AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_verdicts'), r -> r || '/robots_verdicts/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_verdicts'));
-CREATE OR REPLACE VIEW apps            AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/apps/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW apps            AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('apps'), r -> r || '/apps/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('apps'));
-CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/sellers/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW sellers         AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('sellers'), r -> r || '/sellers/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers'));
-CREATE OR REPLACE VIEW sellers_files   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/sellers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW sellers_files   AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('sellers_files'), r -> r || '/sellers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('sellers_files'));
-CREATE OR REPLACE VIEW buyers          AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/buyers/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW buyers          AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('buyers'), r -> r || '/buyers/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('buyers'));
-CREATE OR REPLACE VIEW buyers_files    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/buyers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW buyers_files    AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('buyers_files'), r -> r || '/buyers_files/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('buyers_files'));
-CREATE OR REPLACE VIEW robots_agent_access AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_agent_access/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_agent_access AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_agent_access'), r -> r || '/robots_agent_access/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_agent_access'));
-CREATE OR REPLACE VIEW robots_usage_signals AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_usage_signals/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_usage_signals AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_usage_signals'), r -> r || '/robots_usage_signals/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_usage_signals'));
-CREATE OR REPLACE VIEW agents_catalogue AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/agents_catalogue/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW agents_catalogue AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('agents_catalogue'), r -> r || '/agents_catalogue/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('agents_catalogue'));
 
 -- Which subjects are listed (the input's sites, and its apps by store URL), per snapshot.
@@ -819,13 +826,13 @@ SELECT snapshot_date, key, value, NULL, NULL, NULL, scope, definition FROM count
 CREATE OR REPLACE VIEW headline_figures AS SELECT * FROM headline_figures_at(NULL);
 
 -- --- Consent signals beyond robots.txt (docs/reference/ai-signals.md) ---
-CREATE OR REPLACE VIEW robots_licenses AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/robots_licenses/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW robots_licenses AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_licenses'), r -> r || '/robots_licenses/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_licenses'));
-CREATE OR REPLACE VIEW tdmrep_rules AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/tdmrep_rules/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW tdmrep_rules AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('tdmrep_rules'), r -> r || '/tdmrep_rules/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('tdmrep_rules'));
-CREATE OR REPLACE VIEW rsl_licenses AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/rsl_licenses/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW rsl_licenses AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('rsl_licenses'), r -> r || '/rsl_licenses/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('rsl_licenses'));
-CREATE OR REPLACE VIEW llms_txt AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_roots(), r -> r || '/llms_txt/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+CREATE OR REPLACE VIEW llms_txt AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('llms_txt'), r -> r || '/llms_txt/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('llms_txt'));
 
 -- site_ai_consent: one row per night and listed site, every consent signal side by side.

@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { splitSql } from '../src/sql/snapshot-db.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { AdsTxtParser } from '../src/parse/adstxt/index.js';
 import { LineCounter } from '../src/text/line-count.js';
 import { intermediaryToFetch, planNextRound, sellerDomainHost } from '../src/resolve/intermediaries.js';
 import { checkLocation, defaultSellersUrl, parseLocationFlag, parseLocationTable, SellersLocations, shippedLocationsFile } from '../src/resolve/sellers-location.js';
 import { corpusDir, hasCorpus, repoRoot } from './helpers/corpus.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 describe('where ad systems publish sellers.json', () => {
   it('the shipped table: google.com → realtimebidding.google.com, each entry with its source', async () => {
@@ -45,23 +45,18 @@ describe('where ad systems publish sellers.json', () => {
   });
 });
 
-/** The macro from sql/views.sql, run by DuckDB on the same inputs. */
+/** The macro from sql/views.sql, loaded as `adsnap sql` loads it (over an empty root), run by DuckDB on the same inputs. */
 async function sqlHosts(inputs: (string | null)[]): Promise<(string | null)[]> {
-  const views = await readFile(path.join(repoRoot, 'sql', 'views.sql'), 'utf8');
-  const macro = splitSql(views).find((s) => s.includes('MACRO adsnap_host('))!;
-  const instance = await DuckDBInstance.create(':memory:');
-  const con = await instance.connect();
+  const db = await openSnapshotDb(mkdtempSync(path.join(tmpdir(), 'adsnap-hosts-')), { allowEmpty: true });
   try {
-    await con.run(macro);
     const out: (string | null)[] = [];
     for (const v of inputs) {
-      const r = await con.runAndReadAll('SELECT adsnap_host($1::VARCHAR) AS h', [v]);
+      const r = await db.connection.runAndReadAll('SELECT adsnap_host($1::VARCHAR) AS h', [v]);
       out.push((r.getRowObjectsJS()[0] as { h: string | null }).h);
     }
     return out;
   } finally {
-    con.closeSync();
-    instance.closeSync();
+    db.close();
   }
 }
 

@@ -3,11 +3,12 @@
  * TypeScript lists that decide statuses (generated, never re-typed), those lists are exactly what
  * the deciding functions produce, and the Wilson 95% macro gives the published intervals.
  */
+import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { splitSql } from '../src/sql/snapshot-db.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { ADS_OBSERVED_STATUSES, ADS_TEXT_STATUSES, adsFileStatus, READABLE_SELLERS_STATUSES, SELLERS_OBSERVED_STATUSES, sellersFileStatus } from '../src/resolve/file-status.js';
 import { isPlaceholder } from '../src/parse/adstxt/line-tokenizer.js';
 import { vocabularySql, withVocabulary } from '../src/report/vocabulary.js';
@@ -15,18 +16,15 @@ import { repoRoot } from './helpers/corpus.js';
 
 const viewsSql = () => readFile(path.join(repoRoot, 'sql', 'views.sql'), 'utf8');
 
-/** Runs the macros of views.sql named by `names` in a fresh DuckDB, then `sql` with `params`. */
+/** The macros of views.sql, loaded as `adsnap sql` loads them (over an empty root), then `sql` with `params`. */
 async function withMacros<T>(names: string[], run: (q: (sql: string, params?: (string | number)[]) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> {
-  const statements = splitSql(await viewsSql()).filter((s) => names.some((n) => s.includes(`MACRO ${n}(`)));
-  expect(statements).toHaveLength(names.length);
-  const instance = await DuckDBInstance.create(':memory:');
-  const con = await instance.connect();
+  const db = await openSnapshotDb(mkdtempSync(path.join(tmpdir(), 'adsnap-vocabulary-')), { allowEmpty: true });
   try {
-    for (const s of statements) await con.run(s);
-    return await run(async (sql, params) => (await con.runAndReadAll(sql, params)).getRowObjectsJS() as Record<string, unknown>[]);
+    const defined = await db.rows(`SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type IN ('macro', 'table_macro')`);
+    expect(names.filter((n) => !defined.some((d) => d.function_name === n))).toEqual([]);
+    return await run(async (sql, params) => (await db.connection.runAndReadAll(sql, params)).getRowObjectsJS() as Record<string, unknown>[]);
   } finally {
-    con.closeSync();
-    instance.closeSync();
+    db.close();
   }
 }
 

@@ -1,5 +1,7 @@
 import { isWithin, rootDomain, toAsciiHost } from '../util/domain.js';
 import type { FetchErrorCode } from './errors.js';
+import { discard } from './exchange.js';
+import { headerValue, type HopPolicy } from './hop.js';
 import type { FetchKind } from './types.js';
 
 /**
@@ -92,3 +94,29 @@ export function decideRedirect(state: RedirectState, from: URL, location: string
   state.chain.push(target.href);
   return { follow: target };
 }
+
+/**
+ * The redirect policy (hop.ts): follows the kind's redirects hop by hop; a redirect it refuses
+ * ends the chain with the decision's code, keeping the redirect's status and headers for the
+ * row. `redirects` and `attempts` of the answer cover the whole chain.
+ */
+export const followRedirects: HopPolicy = (next) => async (first) => {
+  const state = startRedirects(redirectPolicies[first.kind], first.url);
+  let hop = first;
+  let attempts = 0;
+  for (;;) {
+    const a = await next(hop);
+    attempts += a.attempts;
+    a.attempts = attempts;
+    a.redirects = state.chain;
+    if (a.response === null || !REDIRECT_STATUSES.has(a.response.res.statusCode)) return a;
+    await discard(a.response);
+    a.response = null;
+    const decision = decideRedirect(state, hop.url, headerValue(a.headers, 'location'));
+    if ('error' in decision) {
+      a.error = decision.error;
+      return a;
+    }
+    hop = { ...hop, url: decision.follow, attempt: 1 };
+  }
+};

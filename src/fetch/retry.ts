@@ -1,4 +1,7 @@
+import type { FetchConfig } from './config.js';
 import type { FetchErrorCode } from './errors.js';
+import { discard } from './exchange.js';
+import type { HopPolicy } from './hop.js';
 
 /**
  * Retries are for transient failures only, bounded, with exponential backoff. Everything else
@@ -38,4 +41,43 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 export function backoffMs(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
   const exp = Math.min(maxMs, baseMs * 2 ** (attempt - 1));
   return Math.round(exp / 2 + (exp / 2) * random());
+}
+
+export type RetryConfig = Pick<FetchConfig, 'retries' | 'retryBaseMs' | 'retryMaxMs' | 'random' | 'sleep' | 'maxRetryAfterMs' | 'now'>;
+
+/**
+ * The retry policy (hop.ts): asks again, at most `retries` times while the chain's budget lasts,
+ * after a transient failure (a `reset`, after a backoff sleep) or a transient status (after the
+ * hold holdWalls set, waited out in politeness.enter()). A Retry-After longer than
+ * maxRetryAfterMs is not waited for: the status is the answer.
+ */
+export function retryTransient(config: RetryConfig): HopPolicy {
+  return (next) => async (first) => {
+    let hop = first;
+    let attempts = 0;
+    let ip: string | null = null;
+    for (;;) {
+      const a = await next(hop);
+      attempts += a.attempts;
+      a.attempts = attempts;
+      a.ip = ip = a.ip ?? ip;
+      const left = attempts <= config.retries && hop.budget.remainingMs > 0;
+      if (a.response === null) {
+        if (!left || a.error === null || !isTransientError(a.error)) return a;
+        try {
+          await config.sleep(backoffMs(attempts, config.retryBaseMs, config.retryMaxMs, config.random), hop.signal);
+        } catch {
+          a.error = 'aborted';
+          return a;
+        }
+      } else {
+        const status = a.response.res.statusCode;
+        if (!left || !isTransientStatus(status)) return a;
+        const retryAfter = parseRetryAfter(a.response.res.headers['retry-after'], config.now());
+        if (retryAfter !== null && retryAfter > config.maxRetryAfterMs) return a;
+        await discard(a.response);
+      }
+      hop = { ...hop, attempt: hop.attempt + 1 };
+    }
+  };
 }

@@ -17,6 +17,7 @@ import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
 import { cellConverter } from '../sql/output.js';
 import { csvText } from '../text/csv.js';
+import { visibleLines } from '../text/visible.js';
 import { simulatedBanner, simulatedNights, type SimulatedNight } from './provenance.js';
 import type { Json } from '@duckdb/node-api';
 import { isDuckDbSize } from '../util/duckdb-size.js';
@@ -170,7 +171,9 @@ async function useNightSummaries(db: Awaited<ReturnType<typeof openSnapshotDb>>,
   let collect = nightSummarySetupSql();
   try {
     await db.rows(collect);
-  } catch {
+  } catch (err) {
+    // Not hidden: the figures are the same (the views answer), only slower; the reason is said.
+    process.stderr.write(`adsnap report: the night summaries are not used (${visibleLines((err as Error)?.message ?? String(err))}); the views answer for every night\n`);
     collect = NO_NIGHT_SUMMARY;
     await db.rows(collect);
   }

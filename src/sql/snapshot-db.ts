@@ -30,16 +30,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
     else await db.run('SET VARIABLE adsnap_roots = $1', [listValue(list)], [LIST(VARCHAR)]);
     // The shipped data tables the views read (ad_system_companies), wherever the package is installed.
     await db.run('SET VARIABLE adsnap_data = $1', [path.join(packageRoot(), 'data')], [VARCHAR]);
-    const views = await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8');
-    for (const stmt of splitSql(views)) {
-      try {
-        await db.run(stmt);
-      } catch (err) {
-        const replacement = await viewForMissingParts(db, list, stmt, err);
-        if (replacement === null) throw err;
-        await db.run(replacement);
-      }
-    }
+    await loadViews(db, list);
   } catch (err) {
     db.closeSync();
     instance.closeSync();
@@ -99,56 +90,56 @@ const DUCKDB_TYPES: Record<ColumnType, string> = {
   'string[]': 'VARCHAR[]',
 };
 
+/** What views.sql reads from each root: the run manifests, and every table's parts. */
+const READ_FROM_ROOTS: readonly [name: string, pattern: string][] = [['_runs', '_runs/*.json'], ...Object.keys(tables).map((t): [string, string] => [t, `${t}/*/*.parquet`])];
+
 /**
- * When a table view of views.sql fails because some root has no parts for that table (DuckDB:
- * "No files found"), the view to create instead: the same statement over the roots that have
- * parts, or an empty view with the table's columns (schemas/tables.ts) and `snapshot_date` when
- * none has. Null for any other failure.
+ * Runs sql/views.sql, split into statements by DuckDB itself. A root that holds no part of a table
+ * (written by an adsnap version before that table existed) or no manifest yet (allowEmpty) is left
+ * out of that table's reading through the variable adsnap_missing (views.sql's
+ * adsnap_table_roots). What no root has is created beforehand as an empty view with the table's
+ * columns (schemas/tables.ts), or a macro listing no part: the script's own statement for it then
+ * fails (read_parquet of no file) and leaves it in place. Any other failure throws.
  */
-async function viewForMissingParts(db: DuckDBConnection, roots: string[], stmt: string, err: unknown): Promise<string | null> {
-  if (!/No files found/i.test((err as Error)?.message ?? '')) return null;
-  // A root without a run manifest (opened with allowEmpty) lists no part: the manifests of the others are read.
-  if (/^CREATE\s+(?:OR\s+REPLACE\s+)?MACRO\s+adsnap_parts\b/i.test(stmt)) {
-    const withRuns = await rootsWithFiles(db, roots, '_runs/*.json');
-    if (withRuns.length === 0) return `CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE SELECT CAST(NULL AS VARCHAR) AS file WHERE false`;
-    return overRoots(stmt, withRuns);
+async function loadViews(db: DuckDBConnection, roots: readonly string[]): Promise<void> {
+  const missing: Record<string, string[]> = {};
+  const nowhere: string[] = [];
+  for (const [name, pattern] of READ_FROM_ROOTS) {
+    const without = await rootsWithoutFiles(db, roots, pattern);
+    if (without.length === roots.length) nowhere.push(name);
+    else if (without.length > 0) missing[name] = without;
   }
-  const name = /^CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+("?)(\w+)\1\s+AS\b/i.exec(stmt)?.[2];
-  if (name === undefined || !Object.hasOwn(tables, name)) return null;
-  const withParts = await rootsWithFiles(db, roots, `${name}/*/*.parquet`);
-  if (withParts.length === 0) {
-    const columns = tables[name as TableName].columns.map((c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS "${c.name}"`);
-    return `CREATE OR REPLACE VIEW ${name} AS SELECT ${[...columns, 'CAST(NULL AS DATE) AS snapshot_date'].join(', ')} WHERE false`;
+  await db.run('SET VARIABLE adsnap_missing = CAST(CAST($1 AS JSON) AS MAP(VARCHAR, VARCHAR[]))', [JSON.stringify(missing)], [VARCHAR]);
+  for (const name of nowhere) await db.run(emptyStandIn(name));
+  const script = await db.extractStatements(await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
+  let standInsKept = 0;
+  for (let i = 0; i < script.count; i++) {
+    try {
+      await (await script.prepare(i)).run();
+    } catch (err) {
+      // At most one failure per stand-in, each "no file to read"; anything else is a real error.
+      if (!NO_FILE.test((err as Error)?.message ?? '') || ++standInsKept > nowhere.length) throw err;
+    }
   }
-  if (withParts.length === roots.length || !stmt.includes('adsnap_roots()')) return null;
-  return overRoots(stmt, withParts);
 }
 
-/** The roots holding at least one file that matches ROOT/`pattern` (a glob). */
-async function rootsWithFiles(db: DuckDBConnection, roots: readonly string[], pattern: string): Promise<string[]> {
+const NO_FILE = /read_parquet needs at least one file|read_json needs at least one file|No files found/i;
+
+/** The roots with no file that matches ROOT/`pattern` (a glob). */
+async function rootsWithoutFiles(db: DuckDBConnection, roots: readonly string[], pattern: string): Promise<string[]> {
   const out: string[] = [];
   for (const root of roots) {
     const reader = await db.runAndReadAll('SELECT count(*) AS n FROM glob($1)', [`${root.replace(/\/+$/, '')}/${pattern}`], [VARCHAR]);
-    if (Number(reader.getRowsJS()[0]?.[0] ?? 0) > 0) out.push(root);
+    if (Number(reader.getRowsJS()[0]?.[0] ?? 0) === 0) out.push(root.replace(/\/+$/, ''));
   }
   return out;
 }
 
-/** `stmt` read over `roots` only: its adsnap_roots() replaced by their list. */
-function overRoots(stmt: string, roots: readonly string[]): string {
-  return stmt.replaceAll('adsnap_roots()', `list_transform([${roots.map(sqlString).join(', ')}], r -> rtrim(r, '/'))`);
-}
-
-/** Splits a SQL script on statement-ending semicolons, dropping `--` comments. */
-export function splitSql(script: string): string[] {
-  const noComments = script
-    .split('\n')
-    .map((l) => (l.trimStart().startsWith('--') ? '' : l))
-    .join('\n');
-  return noComments
-    .split(/;\s*(?:\n|$)/)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+/** The stand-in for what no root has: the manifests' parts macro listing none, or a table's empty view. */
+function emptyStandIn(name: string): string {
+  if (name === '_runs') return 'CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE SELECT CAST(NULL AS VARCHAR) AS file WHERE false';
+  const columns = tables[name as TableName].columns.map((c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS "${c.name}"`);
+  return `CREATE OR REPLACE VIEW ${name} AS SELECT ${[...columns, 'CAST(NULL AS DATE) AS snapshot_date'].join(', ')} WHERE false`;
 }
 
 /**

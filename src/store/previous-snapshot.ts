@@ -71,14 +71,17 @@ export class PreviousSnapshot {
     if (!Number.isInteger(threads) || threads < 1) throw new TypeError(`threads must be a positive integer, got ${threads}`);
     // Loaded here, not at module load: DuckDB's native library adds ~35 MB of RSS to every crawl
     // process, and a first run (no earlier snapshot) never needs it.
-    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { DuckDBInstance, LIST, VARCHAR, listValue } = await import('@duckdb/node-api');
     const instance = await DuckDBInstance.create(':memory:', { memory_limit: options.memoryLimit ?? '1GB', threads: String(threads) });
     const con = await instance.connect();
     let index: KeyedPayloads;
     try {
-      const filesCols = await columnsOf(con, filesParts);
+      // The part lists are bound, never spliced into the SQL text.
+      await con.run('SET VARIABLE adsnap_files_parts = $1', [listValue(filesParts)], [LIST(VARCHAR)]);
+      await con.run('SET VARIABLE adsnap_fetches_parts = $1', [listValue(fetchesParts)], [LIST(VARCHAR)]);
+      const filesCols = await columnsOf(con);
       const builder = new KeyedPayloadsBuilder();
-      const result = await con.stream(loadSql(filesParts, filesCols, fetchesParts));
+      const result = await con.stream(loadSql(filesCols, fetchesParts.length > 0));
       for (;;) {
         const chunk = await result.fetchChunk();
         if (!chunk || chunk.rowCount === 0) break;
@@ -128,9 +131,9 @@ export class PreviousSnapshot {
   }
 }
 
-/** Column names of the parts read together (DuckDB union_by_name). */
-async function columnsOf(con: DuckDBConnection, parts: string[]): Promise<Set<string>> {
-  const r = await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${list(parts)}, union_by_name = true)`);
+/** Column names of the `files` parts read together (DuckDB union_by_name). */
+async function columnsOf(con: DuckDBConnection): Promise<Set<string>> {
+  const r = await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(getvariable('adsnap_files_parts'), union_by_name = true)`);
   return new Set(r.getRows().map((row) => String(row[0])));
 }
 
@@ -144,19 +147,19 @@ const PAYLOAD = ['url', 'status', 'http_status', 'sha256', 'etag', 'last_modifie
  * last_modified and fetched_at come from the latest successful fetch whose final URL is the
  * file's URL, and fresh_until stays null.
  */
-function loadSql(filesParts: string[], cols: Set<string>, fetchesParts: string[]): string {
+function loadSql(cols: Set<string>, withFetches: boolean): string {
   const col = (name: string, type: string) => (cols.has(name) ? name : `NULL::${type}`);
   const needFetches = !cols.has('etag') || !cols.has('last_modified') || !cols.has('fetched_at');
-  const joinFetches = needFetches && fetchesParts.length > 0;
+  const joinFetches = needFetches && withFetches;
   const f = `f AS (
     SELECT subject, file_kind, url, status, http_status::INTEGER AS http_status, sha256, ${col('content_type', 'VARCHAR')} AS content_type, ${col('bytes', 'BIGINT')} AS bytes,
            ${col('fetched_at', 'TIMESTAMP')} AS fetched_at, ${col('etag', 'VARCHAR')} AS etag,
            ${col('last_modified', 'VARCHAR')} AS last_modified, ${col('fresh_until', 'TIMESTAMP')} AS fresh_until
-    FROM read_parquet(${list(filesParts)}, union_by_name = true, filename = true)
+    FROM read_parquet(getvariable('adsnap_files_parts'), union_by_name = true, filename = true)
     QUALIFY row_number() OVER (PARTITION BY file_kind, subject ORDER BY fetched_at DESC NULLS LAST, filename DESC) = 1)`;
   const x = `x AS (
     SELECT final_url, etag, last_modified, started_at
-    FROM read_parquet(${list(fetchesParts)}, union_by_name = true)
+    FROM read_parquet(getvariable('adsnap_fetches_parts'), union_by_name = true)
     WHERE final_url IS NOT NULL AND (status_code BETWEEN 200 AND 299 OR status_code = 304)
     QUALIFY row_number() OVER (PARTITION BY final_url ORDER BY started_at DESC) = 1)`;
   const s = `s AS (
@@ -164,7 +167,7 @@ function loadSql(filesParts: string[], cols: Set<string>, fetchesParts: string[]
            CASE WHEN status_code BETWEEN 200 AND 299 THEN 'ok' WHEN status_code = 304 THEN 'not_modified'
                 WHEN status_code = 404 THEN 'not_found' WHEN status_code IS NULL THEN 'unreachable' ELSE 'http_error' END AS status,
            status_code::INTEGER AS http_status, sha256, content_type, bytes, started_at AS fetched_at, etag, last_modified, NULL::TIMESTAMP AS fresh_until
-    FROM read_parquet(${list(fetchesParts)}, union_by_name = true)
+    FROM read_parquet(getvariable('adsnap_fetches_parts'), union_by_name = true)
     WHERE file_kind = 'store_page' AND subject IS NOT NULL
     QUALIFY row_number() OVER (PARTITION BY subject ORDER BY started_at DESC) = 1)`;
   const merged = joinFetches
@@ -173,9 +176,9 @@ function loadSql(filesParts: string[], cols: Set<string>, fetchesParts: string[]
               coalesce(f.last_modified, x.last_modified) AS last_modified, f.fresh_until
        FROM f LEFT JOIN x ON x.final_url = f.url`
     : `SELECT subject, file_kind, url, status, http_status, sha256, content_type, bytes, fetched_at, etag, last_modified, fresh_until FROM f`;
-  const all = fetchesParts.length > 0 ? `${merged} UNION ALL BY NAME SELECT * FROM s` : merged;
+  const all = withFetches ? `${merged} UNION ALL BY NAME SELECT * FROM s` : merged;
   const payload = `to_json([url, status, http_status::VARCHAR, sha256, etag, last_modified, content_type, epoch_us(fetched_at)::VARCHAR, epoch_us(fresh_until)::VARCHAR, bytes::VARCHAR])::VARCHAR`;
-  const ctes = [f, ...(joinFetches ? [x] : []), ...(fetchesParts.length > 0 ? [s] : [])].join(',\n');
+  const ctes = [f, ...(joinFetches ? [x] : []), ...(withFetches ? [s] : [])].join(',\n');
   return `WITH ${ctes}
     SELECT file_kind || ' ' || subject AS key, ${payload} AS payload FROM (${all})`;
 }
@@ -202,9 +205,4 @@ function decode(subject: string, fileKind: string, p: (string | null)[]): Previo
     truncated: status === 'too_large',
     hasBody: false,
   };
-}
-
-/** A DuckDB list literal of file paths. */
-function list(paths: string[]): string {
-  return `[${paths.map((p) => `'${p.replace(/'/g, "''")}'`).join(', ')}]`;
 }

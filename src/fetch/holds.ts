@@ -1,0 +1,107 @@
+import { decodeBody, discardStream } from './body-reader.js';
+import { CHALLENGE_PEEK_BYTES, challengeFromBody, challengeFromHeaders, mayBeChallenge, type WallVendor } from './challenge.js';
+import type { FetchConfig } from './config.js';
+import { discard, ipKeyOf, type OpenResponse } from './exchange.js';
+import type { HopPolicy } from './hop.js';
+import type { Politeness } from './politeness.js';
+import { backoffMs, isTransientStatus, parseRetryAfter } from './retry.js';
+import type { Target } from './target.js';
+
+/**
+ * Walls and holds: the policy that tells a bot wall's page from the site's answer
+ * (challenge.ts) and holds a host back (politeness.ts clocks) after a wall, a 429 or a 503.
+ * Every wall met in a crawl is counted and held here, whether its headers gave it away
+ * (`holdWalls`) or the first bytes of a 2xx page did (answer-body.ts calls `met`).
+ */
+
+export type HoldConfig = Pick<FetchConfig, 'wallHoldMs' | 'maxRetryAfterMs' | 'ipBackoffMs' | 'retryBaseMs' | 'retryMaxMs' | 'random' | 'now'>;
+
+export class WallHolds {
+  /** Walls met so far, by vendor (the run manifest's `walls`). */
+  readonly counts: Record<string, number> = {};
+
+  constructor(
+    private readonly politeness: Politeness,
+    private readonly config: HoldConfig,
+  ) {}
+
+  /**
+   * A wall answered for `target`: asking again gets the same page, so the host is held (its
+   * Retry-After, else wallHoldMs, at most maxRetryAfterMs) and, briefly, the address behind it.
+   */
+  met(vendor: WallVendor, target: Target, retryAfterMs: number | null): void {
+    this.counts[vendor] = (this.counts[vendor] ?? 0) + 1;
+    const hold = Math.min(retryAfterMs ?? this.config.wallHoldMs, this.config.maxRetryAfterMs);
+    this.politeness.backOff(target.host, hold, ipKeyOf(target), Math.min(hold, this.config.ipBackoffMs), `challenge:${vendor}`);
+  }
+
+  /**
+   * RFC 6585 §4 / RFC 9110 §10.2.3: after a 429 or a 503 the server says when to come back. The
+   * whole host is held (not just this URL): a server in trouble gets a rest from every request of
+   * ours; after a 429 the address behind it too, briefly (a CDN address serves many other sites).
+   * Without Retry-After the hold is the backoff of `attempt`. The next request waits it out in
+   * politeness.enter().
+   */
+  transient(status: number, target: Target, retryAfterMs: number | null, attempt: number): void {
+    const c = this.config;
+    const hold = Math.min(retryAfterMs ?? backoffMs(attempt, c.retryBaseMs, c.retryMaxMs, c.random), c.maxRetryAfterMs);
+    this.politeness.backOff(target.host, hold, ipKeyOf(target), status === 429 ? Math.min(hold, c.ipBackoffMs) : 0, String(status));
+  }
+}
+
+/**
+ * The policy: a wall (headers first, then a bounded look at the body of a status walls answer
+ * with) ends the chain with `challenge`, its body discarded; a transient status sets a hold and
+ * is passed on (retryTransient decides whether to ask again).
+ */
+export function holdWalls(walls: WallHolds, now: () => number): HopPolicy {
+  return (next) => async (hop) => {
+    const a = await next(hop);
+    const r = a.response;
+    if (r === null) return a;
+    const status = r.res.statusCode;
+    const wall = challengeFromHeaders(status, r.res.headers) ?? (mayBeChallenge(status) ? await peekWall(r) : null);
+    if (wall !== null) {
+      // Held before the slots go back with the body, so no request to that host slips in between.
+      walls.met(wall, r.target, parseRetryAfter(r.res.headers['retry-after'], now()));
+      await discard(r);
+      a.response = null;
+      a.error = 'challenge';
+    } else if (isTransientStatus(status)) {
+      walls.transient(status, r.target, parseRetryAfter(r.res.headers['retry-after'], now()), hop.attempt);
+    }
+    return a;
+  };
+}
+
+/**
+ * Looks at the first bytes of a body (decoded) for a bot wall's markers, then lets the rest go.
+ * The connection is not reused after an unread remainder; a bounded look is worth that.
+ */
+async function peekWall(r: OpenResponse): Promise<WallVendor | null> {
+  const ct = String(r.res.headers['content-type'] ?? '').toLowerCase();
+  if (ct !== '' && !ct.includes('html')) return null; // the interstitials are HTML pages
+  let decoded;
+  try {
+    decoded = decodeBody(r.res.body, r.res.headers['content-encoding']);
+  } catch {
+    await discard(r);
+    return null;
+  }
+  const chunks: Buffer[] = [];
+  let n = 0;
+  try {
+    for await (const c of decoded as AsyncIterable<Buffer>) {
+      chunks.push(c);
+      n += c.length;
+      if (n >= CHALLENGE_PEEK_BYTES) break;
+    }
+  } catch {
+    /* a body we only peek at failed: judge what came */
+  } finally {
+    discardStream(decoded);
+    discardStream(r.res.body);
+    r.finish();
+  }
+  return challengeFromBody(Buffer.concat(chunks));
+}
