@@ -5,7 +5,7 @@
  * rows by its stable key, with the SQL that made them) and one CSV per figure are written to the
  * output folder.
  */
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { openSnapshotDb } from '../sql/snapshot-db.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
@@ -22,6 +22,7 @@ import { simulatedBanner, simulatedNights, type SimulatedNight } from './provena
 import type { Json } from '@duckdb/node-api';
 import { isDuckDbSize } from '../util/duckdb-size.js';
 import { headlineObject, type HeadlineFigure, type HeadlineKey } from '../sql/headline.js';
+import { replaceFileAtomically } from '../util/atomic-file.js';
 
 /** The figure whose rows are report.json's `headline`. */
 const HEADLINE_FIGURE = 'headline.figures';
@@ -149,12 +150,12 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       const file = path.join(o.outDir, `${f.key}.csv`);
       // No CSV without columns, and none left over from an earlier report into the same folder.
       if (f.csv === null) await rm(file, { force: true });
-      else await writeAtomic(file, f.csv);
+      else await replaceFileAtomically(file, f.csv);
     }
     const jsonPath = path.join(o.outDir, 'report.json');
-    await writeAtomic(jsonPath, JSON.stringify(json, null, 2) + '\n');
+    await replaceFileAtomically(jsonPath, JSON.stringify(json, null, 2) + '\n');
     const indexPath = path.join(o.outDir, 'index.html');
-    await writeAtomic(indexPath, renderPage({ generatedAt, roots: o.roots, nights, missing, banner: simulatedBanner(notPublic, nights.length), buckets: bucketLabels(buckets), sections }));
+    await replaceFileAtomically(indexPath, renderPage({ generatedAt, roots: o.roots, nights, missing, banner: simulatedBanner(notPublic, nights.length), buckets: bucketLabels(buckets), sections }));
     return { index: indexPath, json: jsonPath, nights, figures: figures.length, charts: figures.filter((f) => f.svg !== null).length };
   } finally {
     db.close();
@@ -256,8 +257,3 @@ async function columnsOf(db: Awaited<ReturnType<typeof openSnapshotDb>>, sql: st
   }
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
-}

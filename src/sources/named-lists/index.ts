@@ -9,11 +9,12 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ProviderHttp, ListHttpError, ListUnreachableError } from './provider-http.js';
 import { DEFAULT_PROVIDER_URLS, RADAR_TOKEN_ENV, resolveList, ListNotFoundError, type ResolvedList } from './providers.js';
 import { parseListSelector, selectorText, type ListProvider, type ListSelector } from './selector.js';
+import { replaceFileAtomically } from '../../util/atomic-file.js';
 
 export { isNamedList, parseListSelector, ListSelectorError, LIST_PROVIDERS, type ListProvider } from './selector.js';
 export { DEFAULT_PROVIDER_URLS, RADAR_TOKEN_ENV, TRANCO_WALK_BACK_DAYS, ListNotFoundError, ListConfigError } from './providers.js';
@@ -73,7 +74,7 @@ export async function resolveNamedList(spec: string, o: ResolveNamedListOptions)
     const resolved = await resolveList(sel, { http, base: o.providerUrls?.[sel.provider] ?? DEFAULT_PROVIDER_URLS[sel.provider], day: o.day, env: o.env ?? process.env });
     const record = await fetchInto(http, sel, resolved, dir);
     // The record names its data file relative to the cache; a moving selector's for this day only (cacheKey).
-    await writeAtomic(recordFile, JSON.stringify({ ...record, file: path.basename(record.file) }, null, 2) + '\n');
+    await replaceFileAtomically(recordFile, JSON.stringify({ ...record, file: path.basename(record.file) }, null, 2) + '\n');
     return done(record, false, false);
   } catch (err) {
     if (err instanceof ListUnreachableError || (err instanceof ListHttpError && err.status >= 500)) {
@@ -95,7 +96,7 @@ async function fetchInto(http: ProviderHttp, sel: ListSelector, r: ResolvedList,
   if (known && (await sha256Of(dataFile)) === known.sha256) return { ...base, bytes: known.bytes, sha256: known.sha256, fetched_at: known.fetched_at, file: dataFile };
   const got = await http.download(sel.provider, r.url, dataFile, { headers: r.headers, minIntervalMs: r.spacingMs });
   const fetchedAt = new Date().toISOString();
-  await writeAtomic(path.join(dir, `${r.fileKey}.list.json`), JSON.stringify({ bytes: got.bytes, sha256: got.sha256, fetched_at: fetchedAt }) + '\n');
+  await replaceFileAtomically(path.join(dir, `${r.fileKey}.list.json`), JSON.stringify({ bytes: got.bytes, sha256: got.sha256, fetched_at: fetchedAt }) + '\n');
   return { ...base, bytes: got.bytes, sha256: got.sha256, fetched_at: fetchedAt, file: dataFile };
 }
 
@@ -165,8 +166,3 @@ async function sha256Of(file: string): Promise<string | null> {
   return h.digest('hex');
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
-}
