@@ -90,8 +90,8 @@ const DUCKDB_TYPES: Record<ColumnType, string> = {
   'string[]': 'VARCHAR[]',
 };
 
-/** What views.sql reads from each root: the run manifests, and every table's parts. */
-const READ_FROM_ROOTS: readonly [name: string, pattern: string][] = [['_runs', '_runs/*.json'], ...Object.keys(tables).map((t): [string, string] => [t, `${t}/*/*.parquet`])];
+/** What views.sql reads from each root: the run manifests ('_runs'), and every table's parts. */
+const READ_FROM_ROOTS: readonly string[] = ['_runs', ...Object.keys(tables)];
 
 /**
  * Runs sql/views.sql, split into statements by DuckDB itself. A root that holds no part of a table
@@ -104,8 +104,10 @@ const READ_FROM_ROOTS: readonly [name: string, pattern: string][] = [['_runs', '
 async function loadViews(db: DuckDBConnection, roots: readonly string[]): Promise<void> {
   const missing: Record<string, string[]> = {};
   const nowhere: string[] = [];
-  for (const [name, pattern] of READ_FROM_ROOTS) {
-    const without = await rootsWithoutFiles(db, roots, pattern);
+  const held: Set<string>[] = [];
+  for (const root of roots) held.push(await heldByRoot(db, root));
+  for (const name of READ_FROM_ROOTS) {
+    const without = roots.filter((_, i) => !held[i]!.has(name)).map((r) => r.replace(/\/+$/, ''));
     if (without.length === roots.length) nowhere.push(name);
     else if (without.length > 0) missing[name] = without;
   }
@@ -125,14 +127,16 @@ async function loadViews(db: DuckDBConnection, roots: readonly string[]): Promis
 
 const NO_FILE = /read_parquet needs at least one file|read_json needs at least one file|No files found/i;
 
-/** The roots with no file that matches ROOT/`pattern` (a glob). */
-async function rootsWithoutFiles(db: DuckDBConnection, roots: readonly string[], pattern: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const root of roots) {
-    const reader = await db.runAndReadAll('SELECT count(*) AS n FROM glob($1)', [`${root.replace(/\/+$/, '')}/${pattern}`], [VARCHAR]);
-    if (Number(reader.getRowsJS()[0]?.[0] ?? 0) === 0) out.push(root.replace(/\/+$/, ''));
-  }
-  return out;
+/** What a root holds, listed once: '_runs' when it has a run manifest, and each table with at least one part. */
+async function heldByRoot(db: DuckDBConnection, root: string): Promise<Set<string>> {
+  const base = root.replace(/\/+$/, '');
+  const reader = await db.runAndReadAll(
+    `SELECT DISTINCT split_part(substr(file, length($1) + 2), '/', 1) AS name FROM glob($1 || '/*/*/*.parquet')
+     UNION SELECT '_runs' FROM glob($1 || '/_runs/*.json')`,
+    [base],
+    [VARCHAR],
+  );
+  return new Set(reader.getRowsJS().map((r) => String(r[0])));
 }
 
 /** The stand-in for what no root has: the manifests' parts macro listing none, or a table's empty view. */
