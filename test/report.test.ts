@@ -705,7 +705,7 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
         return out;
       });
       expect(shares.length).toBeGreaterThan(50);
-      for (const c of shares) if (c.text !== '') expect(c.text, `${c.key} ${c.column}`).toMatch(/^(\d{1,3}\.\d%|<0\.1%|>99\.9%)( \([\d,]+ of [\d,]+\))?$/);
+      for (const c of shares) if (c.text !== '') expect(c.text, `${c.key} ${c.column}`).toMatch(/^(\d{1,3}\.\d%|0\.0*[1-9]\d?%|>99\.9%)( \([\d,]+ of [\d,]+\))?$/);
       const adoption = figure('adoption.ads_txt_by_rank').rows[0]!;
       const declaring = shares.find((c) => c.key === 'adoption.ads_txt_by_rank' && c.column === 'declaring_share')!;
       expect(declaring.text).toBe(`${((100 * Number(adoption.declaring)) / Number(adoption.sites)).toFixed(1)}% (${adoption.declaring} of ${adoption.sites})`);

@@ -5,6 +5,7 @@
  * tables scroll or scale within the screen's width).
  */
 import { visible } from '../text/visible.js';
+import { intervalText, percentText } from '../text/percent.js';
 import type { FigureResult, Row } from './index.js';
 
 export interface PageInput {
@@ -130,10 +131,10 @@ function headlineOf(column: string, row: Row): readonly [string, string] | undef
   return column === 'value' && typeof row.denominator === 'number' && typeof row.n === 'number' ? ['n', 'denominator'] : undefined;
 }
 
-/** A Wilson interval column (`ci95`: [low, high] shares) as "39.6–42.4%". */
+/** A Wilson interval column (`ci95`: [low, high] shares) as "39.6%–42.4%", or "0.043%–1.4%" for a small share (text/percent.ts). */
 function ciText(column: string, v: unknown): string | null {
   if (column !== 'ci95' || !Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number')) return null;
-  return `${((v[0] as number) * 100).toFixed(1)}–${((v[1] as number) * 100).toFixed(1)}%`;
+  return intervalText(v[0] as number, v[1] as number);
 }
 
 /** Thousands separators; at most 4 decimals for what is not a whole number. */
@@ -142,19 +143,15 @@ export function numberText(v: number): string {
 }
 
 /**
- * A share as a percentage with one decimal, and its count out of its denominator when the figure
- * names both columns (FigureDef.shareOf) and the denominator is not 0: "41.0% (170 of 415)". A share above 0 that rounds to
- * 0.0% reads "<0.1%", one below 1 that rounds to 100.0% reads ">99.9%".
+ * A share in percent as the night's summary writes it (text/percent.ts: one decimal, two
+ * significant digits below 1%), and its count out of its denominator when the figure names both
+ * columns (FigureDef.shareOf) and the denominator is not 0: "41.0% (170 of 415)", "0.26% (3 of 1,160)".
  */
 export function shareText(v: number, of: readonly [string, string] | undefined, row: Row): string {
   const [n, d] = of ? [row[of[0]], row[of[1]]] : [null, null];
-  if (typeof n !== 'number' || typeof d !== 'number' || d <= 0) return percent(v);
+  if (typeof n !== 'number' || typeof d !== 'number' || d <= 0) return percentText(v);
   // From the counts, not the share the SQL rounded to 4 decimals: one rounding, not two.
-  return `${percent(n / d)} (${numberText(n)} of ${numberText(d)})`;
-}
-
-function percent(v: number): string {
-  return v > 0 && v < 0.0005 ? '<0.1%' : v < 1 && v > 0.9995 ? '>99.9%' : `${(v * 100).toFixed(1)}%`;
+  return `${percentText(n / d)} (${numberText(n)} of ${numberText(d)})`;
 }
 
 function esc(s: string): string {

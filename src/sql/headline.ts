@@ -4,6 +4,7 @@
  * into words once, so that the crawl's summary and the report say the same thing.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { intervalText, percentText } from '../text/percent.js';
 
 /** The stable keys of report.json's `headline`, in the order they are shown. */
 export const HEADLINE_KEYS = [
@@ -88,19 +89,12 @@ export function headlineLines(h: Record<HeadlineKey, HeadlineFigure>): string[] 
 export function headlineValue(f: HeadlineFigure): string {
   if (f.value === null) return 'n/a';
   if (f.denominator === undefined) return f.value.toLocaleString('en-US');
-  const ci = f.ci95 ? `; 95% CI ${pct(f.ci95[0])}–${pct(f.ci95[1])}` : '';
-  return `${pct(f.value)} (${(f.n ?? 0).toLocaleString('en-US')} of ${f.denominator.toLocaleString('en-US')}${ci})`;
+  const ci = f.ci95 ? `; 95% CI ${intervalText(f.ci95[0], f.ci95[1])}` : '';
+  return `${percentText(f.value)} (${(f.n ?? 0).toLocaleString('en-US')} of ${f.denominator.toLocaleString('en-US')}${ci})`;
 }
 
 /** The label of a headline key. */
 export const headlineLabel = (key: HeadlineKey): string => LABELS[key];
-
-/** A share in percent: one decimal, two significant digits below 1% (0.026%, not 0.0%). */
-function pct(x: number): string {
-  const p = 100 * x;
-  if (p === 0) return '0%';
-  return `${p < 1 ? Number(p.toPrecision(2)) : p.toFixed(1)}%`;
-}
 
 function num(v: unknown): number | null {
   if (v === null || v === undefined) return null;

@@ -6,6 +6,7 @@ import { tables, type ColumnType, type TableName } from '../../schemas/tables.js
 import { packageRoot } from '../util/package-root.js';
 import { isDirectory } from '../util/directory.js';
 import { visible } from '../text/visible.js';
+import { percentText } from '../text/percent.js';
 import { headlineLines, readHeadline } from './headline.js';
 
 /**
@@ -172,7 +173,7 @@ export async function summarizeSnapshot(outDir: string, snapshotDate: string): P
       night,
     );
     for (const r of top) {
-      const share = `${(100 * Number(r.site_share)).toFixed(1)}%`;
+      const share = percentText(Number(r.site_share));
       // The ad system as the file wrote it: shown, never obeyed, on a terminal (text/visible.ts).
       out.push(`  ${visible(String(r.ad_system_domain)).padEnd(28)} ${String(r.sites).padStart(6)} sites (${share.padStart(6)}) ${String(r.sites_direct).padStart(6)} DIRECT ${String(r.records).padStart(8)} records`);
     }
