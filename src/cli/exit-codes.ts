@@ -23,8 +23,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   USAGE: EXIT.usage,
   LIST_EMPTY: EXIT.usage,
   RUN_INPUT_CHANGED: EXIT.usage,
+  NOT_A_SNAPSHOT_ROOT: EXIT.usage,
   RUN_LOCKED: EXIT.tempFail,
   RUN_LOCK_LOST: EXIT.tempFail,
+  NAMED_LIST_UNREACHABLE: EXIT.tempFail,
   SHARD_STAGE_NOT_READY: EXIT.tempFail,
 };
 

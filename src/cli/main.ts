@@ -1,7 +1,8 @@
 import type { Command } from './command.js';
 import { visible, visibleLines } from '../text/visible.js';
 import { UsageError } from './usage-error.js';
-import { EXIT, EXIT_MEANINGS, exitStatusOf } from './exit-codes.js';
+import { EXIT_MEANINGS, exitStatusOf } from './exit-codes.js';
+import { failureText, takeDebugFlag, DEBUG_ENV } from './failure.js';
 
 // Commands are loaded lazily so that `adsnap parse` never pays for undici, DuckDB or the writer.
 // Exported for scripts/gen-reference.ts, which writes docs/reference/cli.md from each `--help`.
@@ -27,13 +28,14 @@ async function help(): Promise<string> {
       lines.push(`  ${name.padEnd(12)} (not available in this build)`);
     }
   }
-  lines.push('', 'Run `adsnap <command> --help` for a command\'s options; `adsnap --version` prints the version.', '', 'Exit status:');
+  lines.push('', 'Run `adsnap <command> --help` for a command\'s options; `adsnap --version` prints the version.');
+  lines.push(`Every command takes --debug (or ${DEBUG_ENV}=1): an error prints its stack trace, not one line.`, '', 'Exit status:');
   for (const [status, meaning] of EXIT_MEANINGS) lines.push(`  ${String(status).padEnd(4)}${meaning}`);
   return lines.join('\n') + '\n';
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [name, ...rest] = takeDebugFlag(argv);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(await help());
     return name === undefined ? 2 : 0;
@@ -60,9 +62,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`adsnap ${name}: ${visibleLines(err.message)}\n${command.usage}\n`);
       return 2;
     }
-    const status = exitStatusOf(err);
-    // A message may quote a host or a value from the web: shown, not obeyed (text/visible.ts).
-    process.stderr.write(`adsnap ${name}: ${visibleLines(status === EXIT.failed ? ((err as Error)?.stack ?? String(err)) : (err as Error).message)}\n`);
-    return status;
+    // One line; the stack trace only with --debug (failure.ts). A message may quote a host or a
+    // value from the web: shown, not obeyed (text/visible.ts).
+    process.stderr.write(`adsnap ${name}: ${visibleLines(failureText(err))}\n`);
+    return exitStatusOf(err);
   }
 }

@@ -8,6 +8,8 @@ import { CRAWL_USAGE } from '../crawl-usage.js';
 import { fmtBytes, fmtDuration, startProgress } from '../progress.js';
 import { visibleLines } from '../../text/visible.js';
 import { EXIT, exitStatusOf } from '../exit-codes.js';
+import { failureText } from '../failure.js';
+import { UsageError } from '../usage-error.js';
 
 /**
  * Memory: a crawl's live heap is small (25–40 MB) but it allocates fast (TLS certificate checks,
@@ -32,7 +34,15 @@ export const command: Command = {
   summary: 'crawl domain and app lists into a Parquet snapshot',
   usage: CRAWL_USAGE,
   async run(argv) {
-    const { options, progress: show, notice } = await readCrawlFlags(argv);
+    let flags: Awaited<ReturnType<typeof readCrawlFlags>>;
+    try {
+      flags = await readCrawlFlags(argv);
+    } catch (err) {
+      // A usage error prints the usage (main.ts); a list provider down is said as a run's end is.
+      if (err instanceof UsageError) throw err;
+      return ended(err);
+    }
+    const { options, progress: show, notice } = flags;
     if (notice) process.stderr.write(`${notice}\n`);
     tuneHeapForCrawling();
     const controller = new AbortController();
@@ -53,16 +63,21 @@ export const command: Command = {
       return EXIT.done;
     } catch (err) {
       progress.stop();
-      const status = exitStatusOf(err);
-      const what = status === EXIT.tempFail ? 'not now (exit 75: run the same command again later)' : status === EXIT.usage ? 'refused (exit 2)' : 'run failed';
-      process.stderr.write(`adsnap crawl: ${what}: ${visibleLines((err as Error).message)}\n`);
-      return status;
+      return ended(err);
     } finally {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }
   },
 };
+
+/** One line on stderr saying how the run ended and what to do (the stack trace only with --debug); the exit status. */
+function ended(err: unknown): number {
+  const status = exitStatusOf(err);
+  const what = status === EXIT.tempFail ? 'not now (exit 75: run the same command again later)' : status === EXIT.usage ? 'refused (exit 2)' : 'run failed';
+  process.stderr.write(`adsnap crawl: ${what}: ${visibleLines(failureText(err))}\n`);
+  return status;
+}
 
 /** What a finished run prints on stdout: what was written, or that the run was already complete. */
 function summaryLines(result: CrawlResult, outDir: string): string[] {

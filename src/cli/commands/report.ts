@@ -11,6 +11,8 @@ import { visibleLines } from '../../text/visible.js';
 import { UsageError } from '../usage-error.js';
 import { checkOutDir } from '../out-dir.js';
 import { exitStatusOf } from '../exit-codes.js';
+import { failureText } from '../failure.js';
+import { checkSnapshotRoots } from '../snapshot-roots.js';
 
 const usage = `Usage: adsnap report ROOT… --out DIR [--from DATE] [--to DATE] [--rank-buckets ${DEFAULT_RANK_BUCKETS.join(',')}]
 
@@ -27,8 +29,9 @@ robots.txt and AI crawlers, changes between nights, sellers.json, data quality.
   --rank-buckets LIST  upper ranks of the buckets, ascending (default ${DEFAULT_RANK_BUCKETS.join(',')}):
                        sites ranked 1–1k, 1k–10k, …, beyond the last, and unranked
 
-Exit status: 0 written; 1 a ROOT without a complete run, or a query failed; 2 bad usage (--out
-naming a file included), nothing written.
+Exit status: 0 written (a ROOT whose first run has not completed gives a page that says so); 1 a
+query failed; 2 bad usage, nothing written: a ROOT that is no snapshot root (missing, a file, an
+empty or unrelated directory) or --out naming a file.
 
 Example:
   adsnap report out --out report && open report/index.html`;
@@ -52,12 +55,14 @@ export const command: Command = {
     }
     if (values.from && values.to && values.from > values.to) throw new UsageError(`--from ${values.from} is after --to ${values.to}`);
     const rankBuckets = values['rank-buckets'] === undefined ? undefined : parseBuckets(values['rank-buckets']);
+    // No snapshot root: exit 2 before --out is made. A root whose first night has not completed gives a page that says so.
+    checkSnapshotRoots(positionals);
     const t0 = performance.now();
     let r;
     try {
       r = await buildReport({ roots: positionals, outDir: values.out, from: values.from ?? null, to: values.to ?? null, rankBuckets });
     } catch (err) {
-      process.stderr.write(`adsnap report: ${visibleLines((err as Error).message)}\n`);
+      process.stderr.write(`adsnap report: ${visibleLines(failureText(err))}\n`);
       return exitStatusOf(err);
     }
     const nights = r.nights.length === 0 ? 'no night' : r.nights.length === 1 ? `1 night (${r.nights[0]})` : `${r.nights.length} nights (${r.nights[0]} to ${r.nights[r.nights.length - 1]})`;

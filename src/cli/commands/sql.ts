@@ -14,6 +14,7 @@ import { FORMATS, printResult, type Format, type OutputOptions } from '../../sql
 import { UsageError } from '../usage-error.js';
 import { visibleLines } from '../../text/visible.js';
 import { isDirectory } from '../../util/directory.js';
+import { checkSnapshotRoots } from '../snapshot-roots.js';
 
 const usage = `Usage: adsnap sql ROOT… [-c SQL] [--format table|csv|json|ndjson] [--spreadsheet-safe] [-i]
        adsnap sql ROOT… QUERY
@@ -47,8 +48,9 @@ with ; (a statement may span lines) and prints its result; .tables or .views lis
 Without a terminal, the SQL script on stdin is run, statement by statement, and the last result
 printed.
 
-Exit status: 0 done; 1 SQL error (the message on stderr) or a ROOT without a complete run;
-2 bad usage.
+Exit status: 0 done; 1 SQL error (the message on stderr) or a ROOT whose first run has not
+completed; 2 bad usage, or a ROOT that is no snapshot root (missing, a file, an empty or
+unrelated directory).
 
 Examples:
   adsnap sql out -c "SELECT snapshot_date, count(*) FROM files GROUP BY 1 ORDER BY 1"
@@ -89,6 +91,8 @@ export const command: Command = {
       if (err.code === 'EPIPE') process.exit(0);
     });
 
+    // No snapshot root: exit 2 (one line); a root with no complete run yet: exit 1 below.
+    checkSnapshotRoots(roots);
     let db: Db;
     try {
       db = await openSnapshotDb(roots.length === 1 ? roots[0]! : roots);

@@ -60,7 +60,15 @@ export interface ResolveNamedListOptions {
 }
 
 export class NamedListError extends Error {
-  readonly code = 'NAMED_LIST_FAILED';
+  readonly code: string = 'NAMED_LIST_FAILED';
+}
+
+/**
+ * The provider could not be reached, or answered 429 or 5xx, and no cached list stands in: a
+ * condition that passes (the CLI exits 75: run the same command again later).
+ */
+export class NamedListUnreachableError extends NamedListError {
+  override readonly code = 'NAMED_LIST_UNREACHABLE';
 }
 
 export async function resolveNamedList(spec: string, o: ResolveNamedListOptions): Promise<NamedList> {
@@ -77,9 +85,9 @@ export async function resolveNamedList(spec: string, o: ResolveNamedListOptions)
     await replaceFileAtomically(recordFile, JSON.stringify({ ...record, file: path.basename(record.file) }, null, 2) + '\n');
     return done(record, false, false);
   } catch (err) {
-    if (err instanceof ListUnreachableError || (err instanceof ListHttpError && err.status >= 500)) {
+    if (passes(err)) {
       const earlier = await newestCached(dir, sel);
-      if (earlier) return done({ ...earlier, note: `${sel.provider} could not be reached (${err.message}): the list cached on ${earlier.fetched_at.slice(0, 10)} is used` }, true, true);
+      if (earlier) return done({ ...earlier, note: `${sel.provider} could not be reached (${(err as Error).message}): the list cached on ${earlier.fetched_at.slice(0, 10)} is used` }, true, true);
     }
     throw explain(err, sel);
   } finally {
@@ -143,9 +151,15 @@ function explain(err: unknown, sel: ListSelector): Error {
   if (err instanceof ListHttpError && sel.provider === 'radar' && (err.status === 401 || err.status === 403)) {
     return new NamedListError(`${what}: Cloudflare refused the token in ${RADAR_TOKEN_ENV} (HTTP ${err.status})`);
   }
+  if (err instanceof ListHttpError && passes(err)) return new NamedListUnreachableError(`${what}: the provider answered but could not serve the list now, and no cached copy exists (${err.message})`);
   if (err instanceof ListNotFoundError || err instanceof ListHttpError) return new NamedListError(`${what}: ${err.message}`);
-  if (err instanceof ListUnreachableError) return new NamedListError(`${what}: the provider could not be reached and no cached copy exists (${err.message})`);
+  if (err instanceof ListUnreachableError) return new NamedListUnreachableError(`${what}: the provider could not be reached and no cached copy exists (${err.message})`);
   return err as Error;
+}
+
+/** The provider unreachable, busy (429) or failing (5xx): a cached list may stand in, or a later run succeed. */
+function passes(err: unknown): err is ListUnreachableError | ListHttpError {
+  return err instanceof ListUnreachableError || (err instanceof ListHttpError && (err.status >= 500 || err.status === 429));
 }
 
 async function readJson(file: string): Promise<Record<string, unknown> | null> {

@@ -153,8 +153,25 @@ async function readCapped(res: Dispatcher.ResponseData, max: number, url: string
   return Buffer.concat(parts).toString('utf8');
 }
 
+/** The cause in words a user acts on, with the system's code for a search: "connection refused (ECONNREFUSED)". */
+const CAUSES: Readonly<Record<string, string>> = {
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'the connection was reset',
+  UND_ERR_SOCKET: 'the connection was closed before an answer',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'the answer stopped',
+  ENETUNREACH: 'the network is unreachable',
+  EHOSTUNREACH: 'the host is unreachable',
+};
+
 function unreachable(err: unknown, url: string): Error {
   if (err instanceof ListHttpError) return err;
   const e = err as NodeJS.ErrnoException;
-  return new ListUnreachableError(`${url}: ${e.code ?? e.message}`);
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const cause = code ? `${CAUSES[code] ?? e.message ?? code} (${code})` : (e?.message ?? String(err));
+  return new ListUnreachableError(`${url}: ${cause}`);
 }
