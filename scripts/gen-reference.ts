@@ -19,6 +19,7 @@ import { BUYERS_ISSUE_CODES } from '../src/parse/buyers/types.js';
 import { commands } from '../src/cli/main.js';
 import { withVocabulary } from '../src/report/vocabulary.js';
 import { EXIT_MEANINGS } from '../src/cli/exit-codes.js';
+import { DEBUG_ENV } from '../src/cli/failure.js';
 import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings, buyersIssueMeanings } from './reference-meanings.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,6 +43,7 @@ async function renderCli(): Promise<string> {
   out.push('', '## Exit status', '', 'Every command exits with one of these (each command\'s help says which of its outcomes gives which):', '', '| status | meaning |', '|---|---|');
   for (const [status, meaning] of EXIT_MEANINGS) out.push(`| ${status} | ${cell(meaning)} |`);
   out.push('', 'Schedulers can act on them: [nightly operations](../guide/nightly.md#exit-status), and the Kubernetes `podFailurePolicy` in [deploy/README.md](../../deploy/README.md#exit-status-retries-and-the-run-lock).');
+  out.push('', `An error that ends a command is one line on stderr. Every command takes \`--debug\` (or \`${DEBUG_ENV}=1\` in the environment), which prints the error's stack trace instead.`);
   for (const [name, command] of loaded) {
     out.push('', `## adsnap ${name}`, '', command.summary.charAt(0).toUpperCase() + command.summary.slice(1) + '.', '');
     out.push('```text', command.usage.replace(/\s+$/, ''), '```');

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
@@ -601,7 +601,7 @@ describe('what is missing is said', () => {
     for (const key of ['ad_systems.relationship', 'quality.obtained']) expect(html.match(new RegExp(`<figure id="${key.replace('.', '\\.')}"[\\s\\S]*?</figure>`))![0], key).not.toContain('<svg');
   });
 
-  it('a window with no night, an empty root, and a CLI error for a root that does not exist and for bad dates', async () => {
+  it('a window with no night, a root with no complete night yet, and a CLI error for a root that does not exist and for bad dates', async () => {
     const dir = path.join(tempDir(), 'none');
     const r = await buildReport({ roots: [out], outDir: dir, from: '2027-01-01' });
     expect(r.nights).toEqual([]);
@@ -616,8 +616,9 @@ describe('what is missing is said', () => {
     expect(readFileSync(r.index, 'utf8')).not.toContain('<svg');
     const bad = await runCli(['report', out, '--out', dir, '--from', '2026-13-01']);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--from must be a calendar date')]);
-    // A root that exists with no complete night yet (a first night still running or failed): a page that says so.
+    // A root adsnap has started to write with no complete night yet (a first night still running or failed): a page that says so.
     const emptyRoot = tempDir();
+    mkdirSync(path.join(emptyRoot, '_staging'));
     const emptyOut = path.join(tempDir(), 'empty');
     const noRuns = await runCli(['report', emptyRoot, '--out', emptyOut]);
     expect([noRuns.code, noRuns.stderr]).toEqual([0, '']);
@@ -630,9 +631,10 @@ describe('what is missing is said', () => {
     // Beside a root with nights, the empty one adds nothing and hides nothing.
     const both = await buildReport({ roots: [emptyRoot, out], outDir: path.join(tempDir(), 'both') });
     expect(both.nights).toEqual(['2026-11-20', '2026-11-21', '2026-11-22']);
-    const noRoot = await runCli(['report', path.join(emptyRoot, 'typo'), '--out', dir]);
-    expect(noRoot.code).toBe(1);
-    expect(noRoot.stderr).toMatch(/^adsnap report: no complete snapshot .*no such directory/);
+    // A path that is no snapshot root: exit 2 before --out is made (more in snapshot-roots.test.ts).
+    const noRoot = await runCli(['report', path.join(emptyRoot, 'typo'), '--out', path.join(dir, 'not-made')]);
+    expect([noRoot.code, noRoot.stderr]).toEqual([2, `adsnap report: ${path.join(emptyRoot, 'typo')}: no such directory (a snapshot root is the --out directory of \`adsnap crawl\`)\n`]);
+    expect(existsSync(path.join(dir, 'not-made'))).toBe(false);
     const buckets = await runCli(['report', out, '--out', dir, '--rank-buckets', '10,5']);
     expect([buckets.code, buckets.stderr]).toEqual([2, expect.stringContaining('ascending')]);
     const memory = await runCli(['report', out, '--out', dir], { env: { ADSNAP_REPORT_MEMORY: 'lots' } });

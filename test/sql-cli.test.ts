@@ -161,20 +161,20 @@ describe('adsnap sql failures', () => {
     expect(p.stderr.split('\n')[0]).toBe('adsnap sql: Parser Error: syntax error at or near "SELEC"');
   });
 
-  it('a directory without a complete run, or none at all: exit 1 naming the root', async () => {
-    const empty = tempDir();
-    const r = await sql([empty, '-c', 'SELECT 1']);
+  it('a root whose first run has not completed: exit 1 naming the root; no snapshot root at all: exit 2', async () => {
+    const started = tempDir();
+    // A started run (its staging area, or a _runs folder) with no manifest yet is no complete snapshot.
+    mkdirSync(path.join(started, '_runs'));
+    const r = await sql([started, '-c', 'SELECT 1']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`adsnap sql: no complete snapshot under ${empty} (no run manifest in ${path.join(empty, '_runs')})\n`);
-    // A started run with no manifest yet is no snapshot either.
-    mkdirSync(path.join(empty, '_runs'));
-    expect((await sql([empty, '-c', 'SELECT 1'])).stderr).toBe(r.stderr);
-    const missing = path.join(empty, 'missing');
+    expect(r.stderr).toBe(`adsnap sql: no complete snapshot under ${started} (no run manifest in ${path.join(started, '_runs')})\n`);
+    const missing = path.join(started, 'missing');
     const m = await sql([rootA, missing, '-c', 'SELECT 1']);
-    expect(m.code).toBe(1);
-    expect(m.stderr).toBe(`adsnap sql: no complete snapshot under ${missing} (no run manifest in ${path.join(missing, '_runs')}): no such directory\n`);
-    await expect(openSnapshotDb([rootA, empty])).rejects.toThrow(`no complete snapshot under ${empty} (no run manifest in ${path.join(empty, '_runs')})`);
+    expect([m.code, m.stderr]).toEqual([2, `adsnap sql: ${missing}: no such directory (a snapshot root is the --out directory of \`adsnap crawl\`)\n`]);
+    const empty = tempDir();
+    expect(await sql([empty, '-c', 'SELECT 1'])).toMatchObject({ code: 2, stderr: `adsnap sql: ${empty} is an empty directory, not a snapshot root (a snapshot root is the --out directory of \`adsnap crawl\`)\n` });
+    await expect(openSnapshotDb([rootA, started])).rejects.toThrow(`no complete snapshot under ${started} (no run manifest in ${path.join(started, '_runs')})`);
   });
 
   it('bad usage exits 2', async () => {

@@ -136,5 +136,8 @@ Exit status (a scheduler can act on it; docs/guide/scale.md shows Kubernetes' po
   2   usage or configuration error, found before anything was created: a bad flag or --config
       knob, --out naming a file, a list with no accepted entry, a list replaced under a started
       run (--restart); running the same command again cannot succeed
-  75  not now (EX_TEMPFAIL): another attempt of this run is alive, or a stage started before
-      every shard finished the one before; run the same command again later`;
+  75  not now (EX_TEMPFAIL): another attempt of this run is alive, a stage started before
+      every shard finished the one before, or a named list's provider cannot be reached (or
+      answers 429 or 5xx) and no cached copy stands in; run the same command again later
+
+An error is one line on stderr; --debug (or ADSNAP_DEBUG=1) prints its stack trace.`;

@@ -14,8 +14,8 @@ export const EXIT = { done: 0, failed: 1, usage: 2, tempFail: 75 } as const;
 export const EXIT_MEANINGS: readonly (readonly [number, string])[] = [
   [EXIT.done, 'done, or already complete'],
   [EXIT.failed, 'failed (the message says why); a crawl resumes from its checkpoint when run again'],
-  [EXIT.usage, 'usage or configuration error, found before anything was created: fix the command or its input'],
-  [EXIT.tempFail, 'not now (EX_TEMPFAIL): another attempt of the run is alive, or a condition that passes; run it again later'],
+  [EXIT.usage, 'usage or configuration error, found before anything was created (a ROOT that is no snapshot root included): fix the command or its input'],
+  [EXIT.tempFail, 'not now (EX_TEMPFAIL): another attempt of the run is alive, or a condition that passes (a list provider that cannot be reached); run it again later'],
 ];
 
 /** Errors that are not a failed run, by their stable `code`. */
