@@ -50,13 +50,13 @@ describe('checkSnapshotRoots (src/cli/snapshot-roots.ts)', () => {
   });
 });
 
-describe('report and sql on a path that is no snapshot root: exit 2, one line, nothing created', () => {
-  for (const command of ['report', 'sql'] as const) {
+describe('report, sql and reparse on a path that is no snapshot root: exit 2, one line, nothing created', () => {
+  for (const command of ['report', 'sql', 'reparse'] as const) {
     it(command, async () => {
       for (const { kind, root, says } of notRoots()) {
         const where = tempDir();
         const out = path.join(where, 'report');
-        const args = command === 'report' ? ['report', root, '--out', out] : ['sql', root, '-c', 'SELECT 1'];
+        const args = command === 'sql' ? ['sql', root, '-c', 'SELECT 1'] : [command, root, '--out', out];
         const r = await runCli(args, { cwd: where });
         expect([r.code, r.stdout], kind).toEqual([2, '']);
         expect(r.stderr, kind).toBe(`adsnap ${command}: ${r.stderr.slice(`adsnap ${command}: `.length).split('\n')[0]}\n`);
