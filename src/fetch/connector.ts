@@ -13,7 +13,7 @@ import type { UnresponsiveAddresses } from './unresponsive.js';
  *   per-IP cap, --connect-to).
  * - TLS SNI and the certificate check are on the host name (the origin's), or none for an IP
  *   literal (RFC 6066 §3: SNI carries host names only; Node then checks the IP against the cert).
- * - The connect deadline is exact. undici's own fires with 0.5–1 s granularity (bakeoff.md), and
+ * - The connect deadline is exact. undici's own fires with 0.5–1 s granularity (docs/choices.md#http-client), and
  *   a request's abort signal is not looked at until the TCP + TLS handshake ends, so a server
  *   that accepts and never answers the ClientHello would hold a request far past its deadline.
  * - No TLS session cache. A crawl meets each host about once and a host's requests share one

@@ -9,7 +9,7 @@ import type { FetchKind } from './types.js';
  * send a copy with another URL (redirect), or look at the answer and change it (a bot wall, a
  * hold). undici's own interceptors are not used: they see a response as handler callbacks and
  * know nothing of our per-kind redirect scope, our exact deadlines or the politeness slots the
- * body is read under (bakeoff.md), so the shape is mirrored, with one result type.
+ * body is read under (docs/choices.md#http-client), so the shape is mirrored, with one result type.
  *
  * The policies, innermost first: `sendOnce` (exchange.ts: address guard, politeness slots,
  * deadlines, one request), `holdWalls` (holds.ts: bot walls and 429/503 holds), `retryTransient`

@@ -6,7 +6,7 @@ import type { FetchKind } from './types.js';
 
 /**
  * Redirects are followed by us, hop by hop, because each kind has its own rule and undici's
- * redirect interceptor knows none of them (bakeoff.md).
+ * redirect interceptor knows none of them (docs/choices.md#http-client).
  *
  * - ads.txt / app-ads.txt (ads.txt 1.1 §3.1, spec-decisions): any number of redirects while
  *   the target stays inside the original root domain (PSL+1); exactly one redirect may leave

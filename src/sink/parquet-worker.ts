@@ -1,6 +1,6 @@
 /**
  * The encoder worker: owns the open part files and encodes their row groups off the crawl's
- * event loop (bakeoff.md: a 64k-row row group blocks for ~0.4 s). Requests are handled strictly
+ * event loop (docs/choices.md#parquet-writer: a 64k-row row group blocks for ~0.4 s). Requests are handled strictly
  * in order, so a slow disk or a slow row group delays the replies, and the writer's backpressure
  * (pending rows) reaches the crawl.
  */

@@ -1,5 +1,5 @@
 /**
- * ZSTD for Parquet pages via @bokuweb/zstd-wasm (bakeoff.md: 21.5 MB vs 53 MB for SNAPPY on
+ * ZSTD for Parquet pages via @bokuweb/zstd-wasm (docs/choices.md#parquet-writer: 21.5 MB vs 53 MB for SNAPPY on
  * 2M ads_records rows). The wasm module must be initialised once per thread before encoding.
  */
 import zstd from '@bokuweb/zstd-wasm';

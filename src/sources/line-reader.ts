@@ -1,7 +1,7 @@
 /**
  * Streams the lines of an input list (domain list, app list): a plain file, a `.gz`, the first
  * (or a named) entry of a `.zip`, or stdin (`-`). Nothing is unpacked whole: gzip is inflated as
- * a stream, a zip entry is read through yauzl's entry stream (bakeoff.md: node-stream-zip crashed
+ * a stream, a zip entry is read through yauzl's entry stream (docs/choices.md#zip-lists: node-stream-zip crashed
  * on early close, yauzl did not). Stopping the iteration early (`break`) closes the file and the
  * zip cleanly. A broken gzip/zip or a missing entry is a `ListReadError` with a stable `code`.
  */

@@ -5,7 +5,7 @@ import { getDomain } from 'tldts';
  * Host and domain helpers shared by every stage. tldts holds the Public Suffix List; the private
  * section is included (spec-decisions: `user.github.io` is its own root). tldts does not convert
  * IDN, so hosts are made ASCII (punycode) first, or `münchen.de` and `xn--mnchen-3ya.de` would
- * be two keys (bakeoff.md).
+ * be two keys (docs/choices.md#registrable-domains).
  */
 const PSL_OPTIONS = { allowPrivateDomains: true, validateHostname: false } as const;
 
