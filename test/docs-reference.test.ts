@@ -57,6 +57,15 @@ describe('generated reference pages', async () => {
     }
   });
 
+  it("the README's table of what a snapshot holds names every table of schemas/tables.ts, and only those", async () => {
+    const { tables } = await import('../schemas/tables.js');
+    const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## What a snapshot holds'), readme.indexOf('\n## ', readme.indexOf('## What a snapshot holds') + 1));
+    const rows = section.split('\n').filter((l) => l.startsWith('| `'));
+    const named = rows.flatMap((l) => [...l.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!));
+    expect(named.sort()).toEqual(Object.keys(tables).sort());
+  });
+
   it('views.md has a section for every view of sql/views.sql that is not a table', async () => {
     const sql = await readFile(path.join(repoRoot, 'sql', 'views.sql'), 'utf8');
     const { tables } = await import('../schemas/tables.js');
