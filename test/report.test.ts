@@ -7,6 +7,7 @@ import { buildReport, type ReportJson } from '../src/report/index.js';
 import { CTV_STORES, SECTIONS } from '../src/report/figures.js';
 import { OWNER_CSV, registrableOwner } from '../src/report/owners.js';
 import { cellConverter } from '../src/sql/output.js';
+import { percentText } from '../src/text/percent.js';
 import { startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { runCli } from './helpers/run-cli.js';
 import { createTestTls } from './helpers/tls.js';
@@ -710,7 +711,7 @@ describe.skipIf(!haveChromium)(browserTitle, () => {
       for (const c of shares) if (c.text !== '') expect(c.text, `${c.key} ${c.column}`).toMatch(/^(\d{1,3}\.\d%|0\.0*[1-9]\d?%|>99\.9%)( \([\d,]+ of [\d,]+\))?$/);
       const adoption = figure('adoption.ads_txt_by_rank').rows[0]!;
       const declaring = shares.find((c) => c.key === 'adoption.ads_txt_by_rank' && c.column === 'declaring_share')!;
-      expect(declaring.text).toBe(`${((100 * Number(adoption.declaring)) / Number(adoption.sites)).toFixed(1)}% (${adoption.declaring} of ${adoption.sites})`);
+      expect(declaring.text).toBe(`${percentText(Number(adoption.declaring) / Number(adoption.sites))} (${adoption.declaring} of ${adoption.sites})`);
 
       // No table is cut at the right: each table box lies within the window, and a table wider than its box scrolls
       // inside it (and takes keyboard focus to do so). At least one table here is wider than the text column.
