@@ -5,7 +5,7 @@
  * tables scroll or scale within the screen's width).
  */
 import { visible } from '../text/visible.js';
-import type { FigureResult, Row } from './index.js';
+import type { FigureResult, Row } from './figure-types.js';
 
 export interface PageInput {
   generatedAt: string;
