@@ -31,24 +31,13 @@ export const BUYERS_JSON: ListFileKind<Buyer, BuyersIssueCode, 'not_buyers_json'
  * `buyers[]` entry in memory at a time, each handed to `onBuyer` as it closes. Never throws on
  * bad input: broken JSON, HTML and other documents become a status and issues with stable codes.
  */
-export class BuyersJsonParser {
-  private readonly parser: JsonListFileParser<Buyer, BuyersIssueCode, 'not_buyers_json'>;
-
+export class BuyersJsonParser extends JsonListFileParser<Buyer, BuyersIssueCode, 'not_buyers_json'> {
   constructor(handler: BuyersJsonHandler = {}, options: ListFileParserOptions = {}) {
-    this.parser = new JsonListFileParser(BUYERS_JSON, { onEntry: handler.onBuyer, onIssue: handler.onIssue }, options);
-  }
-
-  push(chunk: Uint8Array): void {
-    this.parser.push(chunk);
-  }
-
-  /** Pushes already-decoded text (tests, strings in memory). */
-  pushText(text: string): void {
-    this.parser.pushText(text);
+    super(BUYERS_JSON, { onEntry: handler.onBuyer, onIssue: handler.onIssue }, options);
   }
 
   end(): BuyersSummary {
-    const { entries, ...summary } = this.parser.end();
+    const { entries, ...summary } = this.endList();
     return { ...summary, buyers: entries };
   }
 }

@@ -66,11 +66,11 @@ const MAX_NOTED_KEYS = 1000;
 /**
  * Streaming parser of a JSON list file (sellers.json 1.0, buyers.json 1.0). Push the body's bytes
  * in any chunking; each entry is handed to `onEntry` as soon as it closes, issues to `onIssue`,
- * and `end()` returns the file's summary. Memory holds one entry at a time plus the set of ids
+ * and `end()` (each kind's subclass) returns the file's summary. Memory holds one entry at a time plus the set of ids
  * (duplicate detection). Never throws on bad input: broken JSON, HTML and other documents
  * become a status and issues with stable codes.
  */
-export class JsonListFileParser<E, C extends string, NotList extends string> {
+export abstract class JsonListFileParser<E, C extends string, NotList extends string> {
   private readonly scanner: JsonArrayScanner;
   private readonly maxIssuesPerCode: number;
   private readonly issueCounts = new Map<C, number>();
@@ -100,10 +100,10 @@ export class JsonListFileParser<E, C extends string, NotList extends string> {
     onRepeated: (message) => this.shared('DUPLICATE_KEY', message, this.entryCtx.lineNo, this.entryCtx.text),
   };
 
-  constructor(
+  protected constructor(
     private readonly kind: ListFileKind<E, C, NotList>,
-    private readonly handler: ListFileHandler<E, C> = {},
-    options: ListFileParserOptions = {},
+    private readonly handler: ListFileHandler<E, C>,
+    options: ListFileParserOptions,
   ) {
     this.maxIssuesPerCode = options.maxIssuesPerCode ?? 100;
     const listKey = kind.listKey;
@@ -139,7 +139,8 @@ export class JsonListFileParser<E, C extends string, NotList extends string> {
     this.scanner.pushText(textValue);
   }
 
-  end(): ListFileSummary<NotList> {
+  /** Ends the input and returns the summary (each kind's `end()` names its count: `sellers`, `buyers`). */
+  protected endList(): ListFileSummary<NotList> {
     if (this.ended) return this.ended;
     const nothing = this.scanner.sawNothing;
     this.scanner.end();

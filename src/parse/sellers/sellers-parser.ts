@@ -33,24 +33,13 @@ export const SELLERS_JSON: ListFileKind<Seller, SellersIssueCode, 'not_sellers_j
  * set of seller ids (for duplicate detection). Never throws on bad input: broken JSON, HTML
  * and non-sellers documents become a status and issues with stable codes.
  */
-export class SellersJsonParser {
-  private readonly parser: JsonListFileParser<Seller, SellersIssueCode, 'not_sellers_json'>;
-
+export class SellersJsonParser extends JsonListFileParser<Seller, SellersIssueCode, 'not_sellers_json'> {
   constructor(handler: SellersJsonHandler = {}, options: SellersJsonParserOptions = {}) {
-    this.parser = new JsonListFileParser(SELLERS_JSON, { onEntry: handler.onSeller, onIssue: handler.onIssue }, options);
-  }
-
-  push(chunk: Uint8Array): void {
-    this.parser.push(chunk);
-  }
-
-  /** Pushes already-decoded text (tests, strings in memory). */
-  pushText(text: string): void {
-    this.parser.pushText(text);
+    super(SELLERS_JSON, { onEntry: handler.onSeller, onIssue: handler.onIssue }, options);
   }
 
   end(): SellersSummary {
-    const { entries, ...summary } = this.parser.end();
+    const { entries, ...summary } = this.endList();
     return { ...summary, sellers: entries };
   }
 }
