@@ -11,21 +11,34 @@
 /** A forbidden dependency: every rule is an error, so a violation fails `npm test`. */
 const rule = (name, comment, from, to, extra = {}) => ({ name, comment, severity: 'error', from, to, ...extra });
 
-const LOWER = '^(src/(sources|fetch|parse|resolve|tables|sink|store|text|util)|schemas)/';
+/** The stages, in the order data flows through them (docs/design.md). */
+const STAGES = ['sources', 'fetch', 'parse', 'resolve', 'tables', 'sink', 'store'];
+const LOWER = `^(src/(${STAGES.join('|')}|text|util)|schemas)/`;
 
 module.exports = {
   forbidden: [
     rule('no-folder-cycles', 'Folders form a directed graph: no folder reaches itself through another.', {}, { circular: true }, { scope: 'folder' }),
-    // A cycle of type-only imports is erased by the compiler and loads nothing.
-    rule('no-module-cycles', 'No module imports itself through others (an import order that works by luck).', { path: '^(src|pipelines|schemas)/' }, {
+    // Type-only imports count too: a type cycle loads nothing, but it ties two modules' shapes to
+    // each other as tightly as a value cycle does, and one value import later makes it real.
+    rule('no-module-cycles', 'No module imports itself through others, types included (an import order that works by luck).', { path: '^(src|pipelines|schemas)/' }, {
       circular: true,
-      viaOnly: { dependencyTypesNot: ['type-only'] },
     }),
     rule('parse-knows-no-network', 'Parsers read bytes and emit events: the fetch layer calls them, they never import it.', { path: '^src/parse/' }, {
       path: '^src/(fetch|sink|store|tables|sql|report|cli|simweb)/|^pipelines/',
     }),
     rule('lower-layers-stay-below', 'The stages import no wiring (pipelines, cli), no SQL or report layer, no simulated web.', { path: LOWER }, {
       path: '^(pipelines|src/(cli|sql|report|simweb))/',
+    }),
+    // The stages' direction (docs/design.md, "Layers"): a stage reads what the stages before it
+    // give (its types and functions), never one after it; schemas/, src/text/ and src/util/ are
+    // below every stage.
+    ...STAGES.slice(0, -1).map((stage, i) =>
+      rule('stages-import-only-earlier-stages', `A stage imports no later stage: ${stage}/ reads ${STAGES.slice(0, i).join(', ') || 'no stage'} (and schemas, text, util).`, { path: `^src/${stage}/` }, {
+        path: `^src/(${STAGES.slice(i + 1).join('|')})/`,
+      }),
+    ),
+    rule('schemas-text-util-below-the-stages', 'schemas/, src/text/ and src/util/ import no stage: every stage may use them.', { path: '^(schemas|src/(text|util))/' }, {
+      path: `^src/(${STAGES.join('|')})/`,
     }),
     rule('sql-below-report-and-cli', 'src/sql/ (a snapshot opened with its views; results printed) serves the report and the CLI.', { path: '^src/sql/' }, {
       path: '^(pipelines|src/(cli|report|simweb))/',

@@ -2,7 +2,8 @@
  * Writes the generated reference pages of docs/reference/ from the sources that define them:
  * each command's `--help` (cli.md), schemas/tables.ts (tables.md), the issue-code lists of the
  * parsers (parse-issues.md), the status and error lists (statuses.md) and the comments of
- * sql/views.sql (views.md); and the vocabulary block of sql/views.sql (src/report/vocabulary.ts).
+ * sql/views.sql (views.md); and the generated blocks of sql/views.sql: the vocabulary
+ * (src/report/vocabulary.ts) and the table views (src/sql/table-views.ts).
  *
  * `npm run docs` rewrites them; test/docs-reference.test.ts renders them in memory and fails
  * when a checked-in page differs. Output depends on the sources only (no dates, no paths of
@@ -18,6 +19,7 @@ import { consentIssueCodes } from '../src/parse/consent/index.js';
 import { BUYERS_ISSUE_CODES } from '../src/parse/buyers/types.js';
 import { commands } from '../src/cli/main.js';
 import { withVocabulary } from '../src/report/vocabulary.js';
+import { withTableViews } from '../src/sql/table-views.js';
 import { EXIT_MEANINGS } from '../src/cli/exit-codes.js';
 import { DEBUG_ENV } from '../src/cli/failure.js';
 import { fileStatusMeanings, obtainedMeanings, robotsIssueMeanings, sellersIssueMeanings, buyersIssueMeanings } from './reference-meanings.js';
@@ -246,12 +248,13 @@ export async function renderReference(): Promise<Record<string, string>> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // sql/views.sql's vocabulary block first (views.md reads that file).
+  // sql/views.sql's generated blocks first (views.md reads that file).
   const viewsFile = path.join(repoRoot, 'sql', 'views.sql');
   const views = await readFile(viewsFile, 'utf8');
-  if (withVocabulary(views) !== views) {
-    await writeFile(viewsFile, withVocabulary(views));
-    process.stdout.write('wrote sql/views.sql (vocabulary block)\n');
+  const generated = withTableViews(withVocabulary(views));
+  if (generated !== views) {
+    await writeFile(viewsFile, generated);
+    process.stdout.write('wrote sql/views.sql (vocabulary and table-views blocks)\n');
   }
   for (const [rel, text] of Object.entries(await renderReference())) {
     const file = path.join(repoRoot, rel);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { functionSpans } from '../scripts/longest-functions.js';
 
-/** The wiring (pipelines/, src/cli/) is read function by function: none longer than this. */
+/** The code (src/, pipelines/) is read function by function: none longer than this, and no exception is listed. */
 const MAX_LINES = 80;
 
 async function tsFiles(dir: string): Promise<string[]> {
@@ -26,10 +26,10 @@ describe('function length', () => {
     ]);
   });
 
-  it(`no function in pipelines/ or src/cli/ is longer than ${MAX_LINES} lines`, async () => {
+  it(`no function in pipelines/ or src/ is longer than ${MAX_LINES} lines`, async () => {
     const root = path.resolve(import.meta.dirname, '..');
     const long = [];
-    for (const dir of ['pipelines', 'src/cli']) {
+    for (const dir of ['pipelines', 'src']) {
       for (const file of await tsFiles(path.join(root, dir))) {
         for (const s of functionSpans(path.relative(root, file), await readFile(file, 'utf8'))) if (s.lines > MAX_LINES) long.push(`${s.file}:${s.line} ${s.name} (${s.lines} lines)`);
       }

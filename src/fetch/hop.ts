@@ -1,6 +1,23 @@
+import type { Dispatcher } from 'undici';
 import type { FetchErrorCode } from './errors.js';
-import type { Budget, OpenResponse } from './exchange.js';
+import type { Target } from './target.js';
 import type { FetchKind } from './types.js';
+
+/** Network time left for a whole chain (hops, retries and body; waiting for a slot is not counted). */
+export interface Budget {
+  remainingMs: number;
+}
+
+export interface OpenResponse {
+  res: Dispatcher.ResponseData;
+  target: Target;
+  /** When the whole-request deadline fires (performance.now() clock). */
+  deadlineAt: number;
+  /** The code of our own deadline or abort when it cut the exchange, else null. */
+  abortCode(): FetchErrorCode | null;
+  /** Clears the timers and releases the slots (idempotent). */
+  finish(): void;
+}
 
 /**
  * The shape of the fetch chain, after undici's interceptors (`Dispatcher.compose`: each

@@ -3,7 +3,7 @@
  * and report.json keep every row, and the page says what the chart left out.
  */
 import type { ChartSpec } from './figures.js';
-import type { Row } from './index.js';
+import type { Row } from './figure-types.js';
 
 /** The rows `chart.only` keeps: those it accepts, or with `per` every row of a value one of whose rows it accepts. */
 function onlyRows(chart: ChartSpec, rows: Row[]): Row[] {

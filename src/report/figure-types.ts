@@ -1,4 +1,6 @@
-/** The shape of the report's figures and sections (figures.ts lists them; sections/ defines them). */
+/** The shape of the report's figures and sections (figures.ts lists them; sections/ defines them), and of their results. */
+import type { Json } from '@duckdb/node-api';
+
 export type ChartKind = 'line' | 'bar' | 'hbar' | 'stacked';
 
 export interface ChartSpec {
@@ -55,4 +57,24 @@ export interface SectionDef {
   title: string;
   intro: string;
   figures: FigureDef[];
+}
+
+/** One row of a figure's result, as DuckDB gives it in JSON form. */
+export type Row = Record<string, Json | null>;
+
+export interface FigureResult {
+  key: string;
+  title: string;
+  about: string;
+  sql: string;
+  columns: string[];
+  rows: Row[];
+  /** Why the figure has no chart or no rows, said on the page instead of an empty chart. */
+  note: string | null;
+  /** The CSV's text; null when the figure's columns are not known (no night: nothing to run it on), and then no CSV is written. */
+  csv: string | null;
+  /** The chart's SVG (index.html only; not in report.json). */
+  svg: string | null;
+  /** Share columns' numerator and denominator columns (FigureDef.shareOf; index.html only). */
+  shareOf?: FigureDef['shareOf'];
 }

@@ -19,7 +19,6 @@ import { cellConverter } from '../sql/output.js';
 import { csvText } from '../text/csv.js';
 import { visibleLines } from '../text/visible.js';
 import { simulatedBanner, simulatedNights, type SimulatedNight } from './provenance.js';
-import type { Json } from '@duckdb/node-api';
 import { isDuckDbSize } from '../util/duckdb-size.js';
 import { headlineObject, type HeadlineFigure, type HeadlineKey } from '../sql/headline.js';
 import { replaceFileAtomically } from '../util/atomic-file.js';
@@ -40,24 +39,9 @@ export interface ReportOptions {
   now?: Date;
 }
 
-export type Row = Record<string, Json | null>;
-
-export interface FigureResult {
-  key: string;
-  title: string;
-  about: string;
-  sql: string;
-  columns: string[];
-  rows: Row[];
-  /** Why the figure has no chart or no rows, said on the page instead of an empty chart. */
-  note: string | null;
-  /** The CSV's text; null when the figure's columns are not known (no night: nothing to run it on), and then no CSV is written. */
-  csv: string | null;
-  /** The chart's SVG (index.html only; not in report.json). */
-  svg: string | null;
-  /** Share columns' numerator and denominator columns (FigureDef.shareOf; index.html only). */
-  shareOf?: FigureDef['shareOf'];
-}
+// Row and FigureResult live in figure-types.ts (page.ts and chart-rows.ts read them without importing this module).
+export type { FigureResult, Row } from './figure-types.js';
+import type { FigureResult, Row } from './figure-types.js';
 
 export interface ReportResult {
   index: string;

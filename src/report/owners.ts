@@ -12,7 +12,7 @@
  * summary builds the same table for its one night.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString } from '../sql/snapshot-db.js';
+import { sqlString } from '../util/sql-literal.js';
 import { sellerDomainHost } from '../resolve/intermediaries.js';
 import { rootDomain, toAsciiHost } from '../util/domain.js';
 

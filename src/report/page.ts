@@ -6,7 +6,7 @@
  */
 import { visible } from '../text/visible.js';
 import { intervalText, percentText } from '../text/percent.js';
-import type { FigureResult, Row } from './index.js';
+import type { FigureResult, Row } from './figure-types.js';
 
 export interface PageInput {
   generatedAt: string;

@@ -5,7 +5,7 @@
  * that `adsnap sql ROOT -c "<setup_sql>; <figure sql>"` gives the figure's rows again.
  */
 import { INTEGER, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
-import { sqlString } from '../sql/snapshot-db.js';
+import { sqlString } from '../util/sql-literal.js';
 
 /** The window of nights a report covers: asked for (from, to) and found in it (first, latest). */
 export interface ReportWindow {

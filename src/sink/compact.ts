@@ -14,6 +14,7 @@ import path from 'node:path';
 import { tables, type TableName } from '../../schemas/tables.js';
 import type { StagedPart } from './writer-options.js';
 import { doubledDuckDbSize } from '../util/duckdb-size.js';
+import { sqlString, sqlStringList } from '../util/sql-literal.js';
 
 /** Sort keys per table: the columns analysts look rows up by, most selective first. */
 export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
@@ -114,10 +115,10 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, mem
       const sources = parts.map((p) => path.join(o.stagingDir, p.file));
       // A table without a declared key is sorted by its first column.
       const keys = (SORT_KEYS[table] ?? [tables[table].columns[0]!.name]).filter((k) => tables[table].columns.some((c) => c.name === k));
-      const kv = `{'adsnap.run_id': ${lit(o.runId)}, 'adsnap.table': ${lit(table)}, 'adsnap.snapshot_date': ${lit(o.snapshotDate)}, 'adsnap.layout': 'sorted'}`;
+      const kv = `{'adsnap.run_id': ${sqlString(o.runId)}, 'adsnap.table': ${sqlString(table)}, 'adsnap.snapshot_date': ${sqlString(o.snapshotDate)}, 'adsnap.layout': 'sorted'}`;
       await con.run(
-        `COPY (SELECT * FROM read_parquet(${listLit(sources)}, union_by_name = true) ORDER BY ${keys.map((k) => `"${k}"`).join(', ')})
-         TO ${lit(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
+        `COPY (SELECT * FROM read_parquet(${sqlStringList(sources)}, union_by_name = true) ORDER BY ${keys.map((k) => `"${k}"`).join(', ')})
+         TO ${sqlString(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
       );
       const rows = parts.reduce((n, p) => n + p.rows, 0);
       const { size } = await stat(dest);
@@ -128,12 +129,4 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, mem
     instance.closeSync();
   }
   return out;
-}
-
-function lit(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-
-function listLit(xs: readonly string[]): string {
-  return `[${xs.map(lit).join(', ')}]`;
 }

@@ -71,12 +71,8 @@ interface Layout {
   rankCol: number; // -1: none
 }
 
-export function readDomainList(input: string, options: ReadDomainListOptions = {}): { targets: AsyncIterable<TargetInput>; stats: ListStats } {
-  const limit = options.limit ?? Infinity;
-  if (!(limit === Infinity || (Number.isInteger(limit) && limit >= 0))) throw new TypeError(`limit must be a non-negative integer, got ${options.limit}`);
-  const source = options.sourceName ?? (input === '-' ? 'stdin' : path.basename(input));
-  const maxSamples = options.maxSamples ?? 20;
-  const stats: ListStats = {
+function emptyStats(): ListStats {
+  return {
     lines: 0,
     accepted: 0,
     duplicates: 0,
@@ -89,6 +85,14 @@ export function readDomainList(input: string, options: ReadDomainListOptions = {
     stoppedAtLimit: false,
     complete: false,
   };
+}
+
+export function readDomainList(input: string, options: ReadDomainListOptions = {}): { targets: AsyncIterable<TargetInput>; stats: ListStats } {
+  const limit = options.limit ?? Infinity;
+  if (!(limit === Infinity || (Number.isInteger(limit) && limit >= 0))) throw new TypeError(`limit must be a non-negative integer, got ${options.limit}`);
+  const source = options.sourceName ?? (input === '-' ? 'stdin' : path.basename(input));
+  const maxSamples = options.maxSamples ?? 20;
+  const stats = emptyStats();
 
   const malformed = (lineNo: number, text: string, reason: MalformedReason) => {
     stats.malformed++;

@@ -5,6 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { intervalText, percentText } from '../text/percent.js';
+import { sqlString, sqlStringList } from '../util/sql-literal.js';
 
 /** The stable keys of report.json's `headline`, in the order they are shown. */
 export const HEADLINE_KEYS = [
@@ -51,8 +52,8 @@ const LABELS: Record<HeadlineKey, string> = {
  * this module, not values).
  */
 export function headlineSql(night: string): string {
-  const order = `[${HEADLINE_KEYS.map((k) => `'${k}'`).join(', ')}]`;
-  const labels = HEADLINE_KEYS.map((k) => `('${k}', '${LABELS[k].replace(/'/g, "''")}')`).join(', ');
+  const order = sqlStringList(HEADLINE_KEYS);
+  const labels = HEADLINE_KEYS.map((k) => `(${sqlString(k)}, ${sqlString(LABELS[k])})`).join(', ');
   return `SELECT h.key, l.label, h.value, h.n, h.denominator, h.ci95, h.scope, h.definition
 FROM headline_figures_at(${night}) h LEFT JOIN (VALUES ${labels}) l(key, label) USING (key)
 ORDER BY list_position(${order}, h.key), h.key`;

@@ -2,12 +2,12 @@ import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import { tables, type ColumnType, type TableName } from '../../schemas/tables.js';
 import { packageRoot } from '../util/package-root.js';
 import { isDirectory } from '../util/directory.js';
 import { visible } from '../text/visible.js';
 import { percentText } from '../text/percent.js';
 import { headlineLines, readHeadline } from './headline.js';
+import { aroundTableViews, standInSql, viewSql, VIEW_SOURCES } from './table-views.js';
 
 /**
  * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
@@ -58,11 +58,6 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
 /** A snapshot opened by openSnapshotDb. */
 export type SnapshotDb = Awaited<ReturnType<typeof openSnapshotDb>>;
 
-/** A SQL string literal: the text in single quotes, each single quote doubled. */
-export function sqlString(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
-
 /** Throws unless ROOT holds at least one run manifest (ROOT/_runs/*.json): a complete run. */
 function assertSnapshotRoot(root: string): void {
   let manifests: string[] = [];
@@ -81,52 +76,36 @@ function assertSnapshotRoot(root: string): void {
   throw new Error(`no complete snapshot under ${root} (no run manifest in ${path.join(root, '_runs')})${why}`);
 }
 
-const DUCKDB_TYPES: Record<ColumnType, string> = {
-  string: 'VARCHAR',
-  int32: 'INTEGER',
-  int64: 'BIGINT',
-  bool: 'BOOLEAN',
-  double: 'DOUBLE',
-  timestamp: 'TIMESTAMPTZ',
-  'string[]': 'VARCHAR[]',
-};
-
-/** What views.sql reads from each root: the run manifests ('_runs'), and every table's parts. */
-const READ_FROM_ROOTS: readonly string[] = ['_runs', ...Object.keys(tables)];
-
 /**
- * Runs sql/views.sql, split into statements by DuckDB itself. A root that holds no part of a table
- * (written by an adsnap version before that table existed) or no manifest yet (allowEmpty) is left
- * out of that table's reading through the variable adsnap_missing (views.sql's
- * adsnap_table_roots). What no root has is created beforehand as an empty view with the table's
- * columns (schemas/tables.ts), or a macro listing no part: the script's own statement for it then
- * fails (read_parquet of no file) and leaves it in place. Any other failure throws.
+ * Runs sql/views.sql, split into statements by DuckDB itself, with its table-views block as
+ * src/sql/table-views.ts generates it (the checked-in block is the same text: test/table-views.test.ts).
+ * A root that holds no part of a table (written by an adsnap version before that table existed)
+ * or no manifest yet (allowEmpty) is left out of that table's reading through the variable
+ * adsnap_missing (views.sql's adsnap_table_roots). What no root holds gets its stand-in instead
+ * of its view (an empty view with the table's columns, or a parts macro listing none), chosen
+ * before anything runs: every failure is a real one and throws.
  */
 async function loadViews(db: DuckDBConnection, roots: readonly string[]): Promise<void> {
   const missing: Record<string, string[]> = {};
-  const nowhere: string[] = [];
+  const nowhere = new Set<string>();
   const held: Set<string>[] = [];
   for (const root of roots) held.push(await heldByRoot(db, root));
-  for (const name of READ_FROM_ROOTS) {
+  for (const name of VIEW_SOURCES) {
     const without = roots.filter((_, i) => !held[i]!.has(name)).map((r) => r.replace(/\/+$/, ''));
-    if (without.length === roots.length) nowhere.push(name);
+    if (without.length === roots.length) nowhere.add(name);
     else if (without.length > 0) missing[name] = without;
   }
   await db.run('SET VARIABLE adsnap_missing = CAST(CAST($1 AS JSON) AS MAP(VARCHAR, VARCHAR[]))', [JSON.stringify(missing)], [VARCHAR]);
-  for (const name of nowhere) await db.run(emptyStandIn(name));
-  const script = await db.extractStatements(await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
-  let standInsKept = 0;
-  for (let i = 0; i < script.count; i++) {
-    try {
-      await (await script.prepare(i)).run();
-    } catch (err) {
-      // At most one failure per stand-in, each "no file to read"; anything else is a real error.
-      if (!NO_FILE.test((err as Error)?.message ?? '') || ++standInsKept > nowhere.length) throw err;
-    }
-  }
+  const { before, after } = aroundTableViews(await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
+  await runScript(db, before);
+  for (const name of VIEW_SOURCES) await db.run(nowhere.has(name) ? standInSql(name) : viewSql(name));
+  await runScript(db, after);
 }
 
-const NO_FILE = /read_parquet needs at least one file|read_json needs at least one file|No files found/i;
+async function runScript(db: DuckDBConnection, sql: string): Promise<void> {
+  const script = await db.extractStatements(sql);
+  for (let i = 0; i < script.count; i++) await (await script.prepare(i)).run();
+}
 
 /** What a root holds, listed once: '_runs' when it has a run manifest, and each table with at least one part. */
 async function heldByRoot(db: DuckDBConnection, root: string): Promise<Set<string>> {
@@ -138,13 +117,6 @@ async function heldByRoot(db: DuckDBConnection, root: string): Promise<Set<strin
     [VARCHAR],
   );
   return new Set(reader.getRowsJS().map((r) => String(r[0])));
-}
-
-/** The stand-in for what no root has: the manifests' parts macro listing none, or a table's empty view. */
-function emptyStandIn(name: string): string {
-  if (name === '_runs') return 'CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE SELECT CAST(NULL AS VARCHAR) AS file WHERE false';
-  const columns = tables[name as TableName].columns.map((c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS "${c.name}"`);
-  return `CREATE OR REPLACE VIEW ${name} AS SELECT ${[...columns, 'CAST(NULL AS DATE) AS snapshot_date'].join(', ')} WHERE false`;
 }
 
 /**

@@ -6,7 +6,7 @@
  * `name`, `domain`, `buyer_type`, `comment`, `ext` (docs/reference/tables.md#buyers says what was
  * read of the specification, and where).
  */
-import type { Severity, SellersIdentifier } from '../sellers/types.js';
+import { LIST_FILE_ISSUE_CODES, type ListFileCounts, type ListFileHeader, type ListIssue, type Severity } from '../json-list/types.js';
 
 export interface Buyer {
   buyerId: string | null;
@@ -23,43 +23,21 @@ export interface Buyer {
 /** As sellers.json's statuses, with `not_buyers_json` for valid JSON without a `buyers` array. */
 export type BuyersStatus = 'ok' | 'invalid_json' | 'not_buyers_json' | 'empty' | 'html';
 
-export interface BuyersSummary {
+export interface BuyersSummary extends ListFileHeader, ListFileCounts {
   status: BuyersStatus;
   buyers: number;
-  errors: number;
-  warnings: number;
-  version: string | null;
-  contactEmail: string | null;
-  contactAddress: string | null;
-  identifiers: SellersIdentifier[];
-  ext: string | null;
 }
 
-export interface BuyersIssue {
-  lineNo: number | null;
-  severity: Severity;
-  code: BuyersIssueCode;
-  message: string;
-  lineText: string | null;
-}
+export type BuyersIssue = ListIssue<BuyersIssueCode>;
 
 /** Stable issue codes; docs/reference/parse-issues.md is generated from this list (npm run docs). */
 export const BUYERS_ISSUE_CODES = {
-  EMPTY_FILE: 'error',
-  HTML_BODY: 'error',
-  INVALID_JSON: 'error',
-  NOT_AN_OBJECT: 'error',
+  ...LIST_FILE_ISSUE_CODES,
   MISSING_BUYERS: 'error',
   BUYERS_NOT_ARRAY: 'error',
-  MISSING_VERSION: 'warning',
-  UTF16_ENCODING: 'info',
-  INVALID_FIELD_TYPE: 'warning',
-  VALUE_TOO_LARGE: 'warning',
-  MORE_ISSUES_NOT_LISTED: 'info',
   BUYER_NOT_OBJECT: 'error',
   MISSING_BUYER_ID: 'error',
   DUPLICATE_BUYER_ID: 'warning',
-  UNKNOWN_KEY: 'info',
 } as const satisfies Record<string, Severity>;
 
 export type BuyersIssueCode = keyof typeof BUYERS_ISSUE_CODES;

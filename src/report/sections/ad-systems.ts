@@ -1,6 +1,6 @@
 /** The report's section '3. Ad systems': its figures, each a query over the shipped views (sql/views.sql). */
 import type { SectionDef } from '../figure-types.js';
-import { LATEST } from './nights.js';
+import { LATEST, latest } from './nights.js';
 
 export const adSystemsSection: SectionDef = {
   key: 'ad_systems',
@@ -20,7 +20,7 @@ FROM scoped_records WHERE ${LATEST} GROUP BY ALL
 SELECT a.ad_system_domain, a.company, a.sites, a.sites_direct, round(a.site_share, 4) AS site_share, a.records,
 round(a.direct_records / a.records, 4) AS direct_share, f.files, f.cert_id_share
 FROM ad_system_sites a LEFT JOIN files_all f USING (ad_system_domain)
-WHERE a.${LATEST}
+WHERE ${latest('a.snapshot_date')}
 ORDER BY a.sites DESC, a.records DESC, a.ad_system_domain LIMIT 25`,
       chart: { kind: 'hbar', x: 'sites', y: 'ad_system_domain', xTitle: 'Declaring listed sites naming the ad system', yTitle: 'Ad system' },
     },

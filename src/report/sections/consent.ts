@@ -1,6 +1,6 @@
 /** The report's section '10. Consent signals beyond robots.txt' (view site_ai_consent; docs/reference/ai-signals.md): its figures. */
 import type { SectionDef } from '../figure-types.js';
-import { LATEST } from './nights.js';
+import { LATEST, latest } from './nights.js';
 
 export const consentSection: SectionDef = {
   key: 'consent',
@@ -32,7 +32,7 @@ SELECT signal, sites, asked, CASE WHEN asked > 0 THEN sites / asked END AS share
 SELECT c.tdm_reservation = 1 AS tdm, c.ai_agents_blocked_by_name > 0 AS named, c.content_signal_ai_train = 'no' AS train_no, c.rsl_license_url IS NOT NULL AS rsl,
        c.ai_agents_blocked_by_name > 0 OR a.blocked = 'full' AS any_full
 FROM site_ai_consent c JOIN agent_sites a ON a.snapshot_date = c.snapshot_date AND a.host = c.host
-WHERE c.${LATEST} AND c.ai_agents_blocked_by_name IS NOT NULL
+WHERE ${latest('c.snapshot_date')} AND c.ai_agents_blocked_by_name IS NOT NULL
 ), p AS (
 SELECT 1 AS o, 'tdm_reservation' AS signal_a, 'ai_agents_blocked_by_name' AS signal_b, coalesce(tdm, false) AS a, named AS b FROM s
 UNION ALL SELECT 2, 'tdm_reservation', 'content_signal_ai_train_no', coalesce(tdm, false), coalesce(train_no, false) FROM s

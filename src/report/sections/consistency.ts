@@ -1,6 +1,6 @@
 /** The report's section '4. Supply-chain consistency': its figures, each a query over the shipped views (sql/views.sql). */
 import type { SectionDef } from '../figure-types.js';
-import { LATEST, VIEWED } from './nights.js';
+import { latest, VIEWED } from './nights.js';
 import { consistencyNightsSql } from '../night-summary.js';
 
 export const consistencySection: SectionDef = {
@@ -24,7 +24,7 @@ SELECT s.scope, m.ad_system_domain, any_value(m.sellers_json_status) AS sellers_
   count(*) FILTER (WHERE m.owner_domain_consistent = false) AS owner_mismatch
 FROM seller_match m
 JOIN file_scope_base s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind
-WHERE m.${LATEST} GROUP BY ALL
+WHERE ${latest('m.snapshot_date')} GROUP BY ALL
 )
 QUALIFY row_number() OVER (PARTITION BY scope ORDER BY records DESC, ad_system_domain) <= 25
 ORDER BY scope DESC, records DESC, ad_system_domain`,

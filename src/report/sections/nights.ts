@@ -3,5 +3,7 @@ import type { NightFilter } from '../night-summary.js';
 
 /** The nights of the window that have no usable night summary (night-summary.ts): the views answer for them. */
 export const VIEWED: NightFilter = (c) => `in_window(${c}) AND report_viewed(${c})`;
-/** The latest night of the window. */
-export const LATEST = `snapshot_date = getvariable('report_to_night')`;
+/** The latest night of the window, as a filter on column `c` (`latest('p.snapshot_date')` for an alias's). */
+export const latest: NightFilter = (c) => `${c} = getvariable('report_to_night')`;
+/** The latest night of the window, on a table read without an alias. */
+export const LATEST = latest('snapshot_date');

@@ -1,6 +1,6 @@
 /** The report's section '5. Pooling': its figures, each a query over the shipped views (sql/views.sql). */
 import type { SectionDef } from '../figure-types.js';
-import { LATEST, VIEWED } from './nights.js';
+import { LATEST, latest, VIEWED } from './nights.js';
 import { OWNER_TABLE } from '../owners.js';
 import { poolingNightsSql } from '../night-summary.js';
 
@@ -19,15 +19,15 @@ export const poolingSection: SectionDef = {
       // are grouped before each site's owner is joined on (a four-string-key grouping of every
       // record ran out of memory on a 1M-site night), and seller_match, with its joins to
       // sellers.json, is read only for the 25 listed.
+      // A file's owner is its first OWNERDOMAIN: the view file_owner_domains, the one definition.
       sql: `WITH owner AS (
-SELECT subject, file_kind, arg_min(value_domain, line_no) AS owner_domain
-FROM ads_variables WHERE ${LATEST} AND name = 'OWNERDOMAIN' GROUP BY ALL
+SELECT subject, file_kind, owner_domain FROM file_owner_domains WHERE ${LATEST}
 ), site_owner AS (
 SELECT f.subject, f.file_kind, coalesce(d.owner_domain, coalesce(o.owner_domain, f.subject)) AS owner_domain
 FROM files f
 LEFT JOIN owner o ON o.subject = f.subject AND o.file_kind = f.file_kind
 LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, f.subject)
-WHERE f.${LATEST} AND f.valid AND f.file_kind IN ('ads.txt', 'app-ads.txt')
+WHERE ${latest('f.snapshot_date')} AND f.valid AND f.file_kind IN ('ads.txt', 'app-ads.txt')
 ), site_claims AS (
 SELECT ad_system_domain, seller_account_id, subject, file_kind FROM ads_records
 WHERE ${LATEST} AND relationship = 'DIRECT' GROUP BY ALL
@@ -48,7 +48,7 @@ SELECT m.ad_system_domain, m.seller_account_id, coalesce(d.owner_domain, m.owner
   coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller, any_value(m.seller_name) AS seller_name, any_value(m.seller_domain) AS seller_domain
 FROM seller_match m JOIN top t ON t.ad_system_domain = m.ad_system_domain AND t.seller_account_id = m.seller_account_id
 LEFT JOIN ${OWNER_TABLE} d ON d.owner = m.owner_domain
-WHERE m.${LATEST} AND m.relationship = 'DIRECT'
+WHERE ${latest('m.snapshot_date')} AND m.relationship = 'DIRECT'
 GROUP BY ALL
 )
 SELECT t.ad_system_domain, t.seller_account_id, any_value(x.seller_name) AS seller_name, any_value(x.seller_domain) AS seller_domain,

@@ -1,6 +1,6 @@
 /** The report's section '9. Data quality': its figures, each a query over the shipped views (sql/views.sql). */
 import type { SectionDef } from '../figure-types.js';
-import { LATEST } from './nights.js';
+import { LATEST, latest } from './nights.js';
 
 export const qualitySection: SectionDef = {
   key: 'quality',
@@ -36,7 +36,7 @@ FROM fetches WHERE ${LATEST} GROUP BY ALL ORDER BY file_kind, requests DESC, out
       sql: `SELECT coalesce(s.scope, p.file_kind) AS scope, p.file_kind, p.severity, p.code, count(*) AS issues, count(DISTINCT p.subject) AS files
 FROM parse_issues p
 LEFT JOIN file_scope_base s ON s.snapshot_date = p.snapshot_date AND s.subject = p.subject AND s.file_kind = p.file_kind
-WHERE p.${LATEST}
+WHERE ${latest('p.snapshot_date')}
 GROUP BY ALL ORDER BY issues DESC, scope, file_kind, code LIMIT 25`,
       chart: { kind: 'hbar', x: 'issues', y: 'code', xTitle: 'Issues', yTitle: 'Code' },
     },

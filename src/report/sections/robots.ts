@@ -1,6 +1,6 @@
 /** The report's section '6. robots.txt and AI crawlers': its figures, each a query over the shipped views (sql/views.sql). */
 import type { SectionDef } from '../figure-types.js';
-import { LATEST } from './nights.js';
+import { LATEST, latest } from './nights.js';
 
 /** Chart filter of the AI-crawler figures: a crawler some robots.txt names (fully or partly, by its own group). */
 const namedByASite = (r: Readonly<Record<string, unknown>>): boolean => Number(r.share_full_by_name ?? 0) > 0 || Number(r.share_partial_by_name ?? 0) > 0;
@@ -40,7 +40,7 @@ ORDER BY share_full DESC, share_partial DESC, user_agent`,
       sql: `SELECT s.user_agent, s.operator, s.purpose, s.blocked, s.via, s.sites, s.share
 FROM agent_access_shares s
 JOIN ai_crawler_blocking b ON b.snapshot_date = s.snapshot_date AND b.user_agent = s.user_agent
-WHERE s.${LATEST}
+WHERE ${latest('s.snapshot_date')}
 ORDER BY b.share_full DESC, b.share_partial DESC, s.user_agent, CASE s.blocked WHEN 'full' THEN 0 WHEN 'partial' THEN 1 WHEN 'none' THEN 2 ELSE 3 END, s.via`,
       chart: {
         kind: 'hbar', x: 'share', y: 'user_agent', color: 'blocked', xTitle: 'Listed sites (%)', yTitle: 'Crawler', percent: true, top: { field: 'user_agent', n: 30 },

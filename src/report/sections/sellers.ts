@@ -1,6 +1,6 @@
 /** The report's section '8. sellers.json': its figures, each a query over the shipped views (sql/views.sql). */
 import type { SectionDef } from '../figure-types.js';
-import { LATEST } from './nights.js';
+import { LATEST, latest } from './nights.js';
 
 export const sellersSection: SectionDef = {
   key: 'sellers',
@@ -35,7 +35,7 @@ FROM sellers WHERE ${LATEST} GROUP BY 1 ORDER BY sellers DESC, seller_type`,
 h.version, h.contact_email IS NOT NULL AS has_contact_email, coalesce(len(h.identifier_names), 0) AS identifiers,
 h.ext IS NOT NULL AS has_ext
 FROM files f LEFT JOIN sellers_files h ON h.snapshot_date = f.snapshot_date AND h.ad_system_domain = f.subject
-WHERE f.${LATEST} AND f.file_kind = 'sellers.json'
+WHERE ${latest('f.snapshot_date')} AND f.file_kind = 'sellers.json'
 ORDER BY f.records DESC NULLS LAST, f.subject LIMIT 25`,
       chart: { kind: 'hbar', x: 'sellers', y: 'ad_system_domain', xTitle: 'Sellers listed', yTitle: 'Ad system' },
     },
@@ -86,7 +86,7 @@ ORDER BY buyers DESC, ad_system_domain LIMIT 25`,
       sql: `SELECT coalesce(b.buyer_type, '(none)') AS buyer_type, count(*) AS buyers, count(DISTINCT b.ad_system_domain) AS ad_systems,
 round(count(*) FILTER (WHERE b.is_confidential) / count(*), 4) AS confidential_share
 FROM buyers b JOIN files f ON f.snapshot_date = b.snapshot_date AND f.subject = b.ad_system_domain AND f.file_kind = 'buyers.json' AND f.valid
-WHERE b.${LATEST} GROUP BY 1 ORDER BY buyers DESC, buyer_type`,
+WHERE ${latest('b.snapshot_date')} GROUP BY 1 ORDER BY buyers DESC, buyer_type`,
       chart: { kind: 'bar', x: 'buyer_type', y: 'buyers', xTitle: 'buyer_type', yTitle: 'Buyers' },
     },
   ],

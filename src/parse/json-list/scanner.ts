@@ -1,5 +1,5 @@
 /**
- * Incremental structural scanner for a JSON document shaped like sellers.json: one top-level
+ * Incremental structural scanner for a JSON list file (sellers.json, buyers.json): one top-level
  * object whose members are handed over as raw JSON text, except one array member (`sellers`)
  * whose elements are handed over one by one as they complete. Only one element (or one
  * ordinary member value) is held in memory at a time, so a 200 MB file scans in flat memory.
@@ -11,7 +11,8 @@
  * lets the parser recover from broken structure, which a generic parser stops at.
  *
  * Recovery, because real files are broken (corpus/sellers): a structural error before the
- * array is reported, then the scanner searches the rest of the input for `"sellers": [` and
+ * array is reported, then the scanner searches the rest of the input for `"sellers": [` (the
+ * `arrayKey`) and
  * resumes there; between elements a missing comma or a trailing comma is reported and skipped.
  */
 
@@ -74,6 +75,7 @@ export class JsonArrayScanner {
   private head: Uint8Array | null = null; // a first chunk too short to tell
   private readonly maxValueChars: number;
   private readonly resyncAt: RegExp;
+  private readonly arrayKey: string;
   // Value capture: text parts of the value so far, and its nesting state.
   private parts: string[] = [];
   private capLen = 0;
@@ -97,7 +99,8 @@ export class JsonArrayScanner {
     options: JsonArrayScanOptions = {},
   ) {
     this.maxValueChars = options.maxValueChars ?? 1 << 20;
-    this.resyncAt = resyncPattern(options.arrayKey ?? 'sellers');
+    this.arrayKey = options.arrayKey ?? 'sellers';
+    this.resyncAt = resyncPattern(this.arrayKey);
   }
 
   /** True until a first significant character has been seen (a held first byte counts unless it is a space). */
@@ -153,7 +156,7 @@ export class JsonArrayScanner {
       // A document ending right after a scalar value has no closing brace anyway.
       this.handler.onSyntaxError('unexpected end of input', this.line, false);
     } else if (s !== S.Start && s !== S.Done && s !== S.Stopped) {
-      this.handler.onSyntaxError(s === S.Resync ? 'no sellers array found after the error' : 'unexpected end of input', this.line, false);
+      this.handler.onSyntaxError(s === S.Resync ? `no ${this.arrayKey} array found after the error` : 'unexpected end of input', this.line, false);
     }
     this.state = S.Stopped;
     this.parts = [];
@@ -268,114 +271,118 @@ export class JsonArrayScanner {
     // A capture carried over from the previous chunk continues at 0.
     while (i < n) {
       const s = this.state;
-      if (s === S.Stopped) return this.finishText();
+      if (s === S.Stopped) break;
       if (s === S.Resync) {
         i = this.resync(text, i);
         continue;
       }
       if (s === S.KeyText || s === S.MemberText || s === S.ElemText) {
-        const from = i;
-        const end = this.capture(text, i, from);
-        if (end === -1) {
-          i = n;
-          break;
-        }
-        const value = this.takeCapture(text, from, end);
+        const end = this.capture(text, i, i);
+        if (end === -1) break;
+        const value = this.takeCapture(text, i, end);
         i = end;
         this.completeCapture(s, value);
         continue;
       }
       const c = text.charCodeAt(i);
-      if (c === 32 || c === 10 || c === 13 || c === 9) {
-        i++;
-        continue;
-      }
-      switch (s) {
-        case S.Start:
-          if (c === 123) this.state = S.KeyOrEnd;
-          else {
-            this.handler.onNotObject(c === 91 ? 'array' : c === 60 ? 'html' : 'other', this.lineAt(i));
-            this.state = S.Stopped;
-          }
-          i++;
-          break;
-        case S.KeyOrEnd:
-        case S.Key:
-          if (c === 34) {
-            this.beginCapture(text, i);
-            this.state = S.KeyText;
-            i = this.startCapture(text, i);
-          } else if (c === 125 && s === S.KeyOrEnd) {
-            this.state = S.Done;
-            i++;
-          } else this.error(s === S.Key && c === 125 ? 'trailing comma before }' : `expected a member name, found ${show(text, i)}`, i);
-          break;
-        case S.Colon:
-          if (c === 58) {
-            this.state = S.Value;
-            i++;
-          } else this.error(`expected ':' after member name, found ${show(text, i)}`, i);
-          break;
-        case S.Value:
-          if (c === 91 && this.handler.isStreamedKey(this.key)) {
-            this.streamed = true;
-            this.handler.onArrayStart(this.key, this.lineAt(i));
-            this.state = S.ElemOrEnd;
-            i++;
-          } else if (c === 44 || c === 125 || c === 93 || c === 58) {
-            this.error(`expected a value, found ${show(text, i)}`, i);
-          } else {
-            this.beginCapture(text, i);
-            this.state = S.MemberText;
-            i = this.startCapture(text, i);
-          }
-          break;
-        case S.AfterMember:
-          if (c === 44) this.state = S.Key;
-          else if (c === 125) this.state = S.Done;
-          else {
-            this.error(`expected ',' or '}' after a member, found ${show(text, i)}`, i);
-            break;
-          }
-          i++;
-          break;
-        case S.ElemOrEnd:
-        case S.Elem:
-          if (c === 93) {
-            if (s === S.Elem) this.handler.onSyntaxError('trailing comma before ]', this.lineAt(i), true);
-            this.state = S.AfterMember;
-            i++;
-          } else if (c === 44) {
-            this.handler.onSyntaxError('empty array element (two commas)', this.lineAt(i), true);
-            i++;
-          } else {
-            this.beginCapture(text, i);
-            this.state = S.ElemText;
-            i = this.startCapture(text, i);
-          }
-          break;
-        case S.AfterElem:
-          if (c === 44) {
-            this.state = S.Elem;
-            i++;
-          } else if (c === 93) {
-            this.state = S.AfterMember;
-            i++;
-          } else {
-            // Lenient: a missing comma between elements is reported, and the next element read.
-            this.handler.onSyntaxError(`expected ',' or ']' after an array element, found ${show(text, i)}`, this.lineAt(i), true);
-            this.state = S.Elem;
-          }
-          break;
-        case S.Done:
-          this.handler.onSyntaxError(`unexpected data after the end of the document: ${show(text, i)}`, this.lineAt(i), false);
-          this.state = S.Stopped;
-          break;
-        default:
-          throw new Error(`unreachable scanner state ${s}`);
-      }
+      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
+      // ElemOrEnd … AfterElem are the states between the array's elements (ElemText is taken above).
+      else if (s >= S.ElemOrEnd && s <= S.AfterElem) i = this.inArray(s, c, text, i);
+      else i = this.inObject(s, c, text, i);
     }
     this.finishText();
+  }
+
+  /** One significant character outside any value, at the top level: returns where scanning continues. */
+  private inObject(s: S, c: number, text: string, i: number): number {
+    switch (s) {
+      case S.Start:
+        if (c === 123) this.state = S.KeyOrEnd;
+        else {
+          this.handler.onNotObject(c === 91 ? 'array' : c === 60 ? 'html' : 'other', this.lineAt(i));
+          this.state = S.Stopped;
+        }
+        return i + 1;
+      case S.KeyOrEnd:
+      case S.Key:
+        if (c === 34) {
+          this.beginCapture(text, i);
+          this.state = S.KeyText;
+          return this.startCapture(text, i);
+        }
+        if (c === 125 && s === S.KeyOrEnd) {
+          this.state = S.Done;
+          return i + 1;
+        }
+        this.error(s === S.Key && c === 125 ? 'trailing comma before }' : `expected a member name, found ${show(text, i)}`, i);
+        return i;
+      case S.Colon:
+        if (c !== 58) {
+          this.error(`expected ':' after member name, found ${show(text, i)}`, i);
+          return i;
+        }
+        this.state = S.Value;
+        return i + 1;
+      case S.Value:
+        return this.atValue(c, text, i);
+      case S.AfterMember:
+        if (c !== 44 && c !== 125) {
+          this.error(`expected ',' or '}' after a member, found ${show(text, i)}`, i);
+          return i;
+        }
+        this.state = c === 44 ? S.Key : S.Done;
+        return i + 1;
+      case S.Done:
+        this.handler.onSyntaxError(`unexpected data after the end of the document: ${show(text, i)}`, this.lineAt(i), false);
+        this.state = S.Stopped;
+        return i;
+      default:
+        throw new Error(`unreachable scanner state ${s}`);
+    }
+  }
+
+  /** A member's value starts at `i`: the streamed array, or a value captured whole. */
+  private atValue(c: number, text: string, i: number): number {
+    if (c === 91 && this.handler.isStreamedKey(this.key)) {
+      this.streamed = true;
+      this.handler.onArrayStart(this.key, this.lineAt(i));
+      this.state = S.ElemOrEnd;
+      return i + 1;
+    }
+    if (c === 44 || c === 125 || c === 93 || c === 58) {
+      this.error(`expected a value, found ${show(text, i)}`, i);
+      return i;
+    }
+    this.beginCapture(text, i);
+    this.state = S.MemberText;
+    return this.startCapture(text, i);
+  }
+
+  /** One significant character between the streamed array's elements: returns where scanning continues. */
+  private inArray(s: S, c: number, text: string, i: number): number {
+    if (s === S.AfterElem) {
+      if (c === 44) this.state = S.Elem;
+      else if (c === 93) this.state = S.AfterMember;
+      else {
+        // Lenient: a missing comma between elements is reported, and the next element read.
+        this.handler.onSyntaxError(`expected ',' or ']' after an array element, found ${show(text, i)}`, this.lineAt(i), true);
+        this.state = S.Elem;
+        return i;
+      }
+      return i + 1;
+    }
+    if (c === 93) {
+      if (s === S.Elem) this.handler.onSyntaxError('trailing comma before ]', this.lineAt(i), true);
+      this.state = S.AfterMember;
+      return i + 1;
+    }
+    if (c === 44) {
+      this.handler.onSyntaxError('empty array element (two commas)', this.lineAt(i), true);
+      return i + 1;
+    }
+    this.beginCapture(text, i);
+    this.state = S.ElemText;
+    return this.startCapture(text, i);
   }
 
   /** Starts a capture at `i` (its first character); returns where scanning continues. */
@@ -424,7 +431,7 @@ export class JsonArrayScanner {
     }
     const after = i + (m.index + m[0].length - this.resyncTail.length);
     this.resyncTail = '';
-    this.key = 'sellers';
+    this.key = this.arrayKey;
     this.streamed = true;
     this.handler.onArrayStart(this.key, this.lineAt(after));
     this.state = S.ElemOrEnd;

@@ -1,0 +1,72 @@
+/**
+ * The table views of sql/views.sql are generated from schemas/tables.ts (src/sql/table-views.ts):
+ * the checked-in block is what the generator gives, no table view is typed by hand elsewhere, and
+ * openSnapshotDb gives a table no root holds an empty view with its columns, chosen beforehand
+ * (no failure is caught and matched).
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tables } from '../schemas/tables.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
+import { aroundTableViews, standInSql, tableViewsSql, VIEW_SOURCES, viewSql, withTableViews } from '../src/sql/table-views.js';
+import { sqlString } from '../src/util/sql-literal.js';
+import { repoRoot } from './helpers/corpus.js';
+
+const viewsSql = () => readFile(path.join(repoRoot, 'sql', 'views.sql'), 'utf8');
+
+describe('the table views of sql/views.sql', () => {
+  it('the block is what src/sql/table-views.ts generates (run `npm run docs` when it is not)', async () => {
+    const views = await viewsSql();
+    expect(aroundTableViews(views).block).toBe(tableViewsSql());
+    expect(withTableViews(views)).toBe(views);
+    // A stale block (a table added to schemas/tables.ts and not regenerated) is told apart.
+    const stale = views.replace(viewSql('llms_txt') + '\n', '');
+    expect(stale).not.toBe(views);
+    expect(withTableViews(stale)).toBe(views);
+  });
+
+  it('every table has its view in the block, and none is typed by hand outside it', async () => {
+    const { before, block, after } = aroundTableViews(await viewsSql());
+    for (const name of Object.keys(tables)) {
+      const create = new RegExp(`CREATE OR REPLACE VIEW ${name} AS`, 'g');
+      expect(block.match(create)?.length, name).toBe(1);
+      expect((before + after).match(create), name).toBeNull();
+    }
+    expect(VIEW_SOURCES).toEqual(['_runs', ...Object.keys(tables)]);
+  });
+
+  it('a table no root holds is an empty view with the schema columns, and the views built on it load', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'adsnap-table-views-'));
+    mkdirSync(path.join(root, '_runs'));
+    writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: {} }));
+    const db = await openSnapshotDb(root);
+    try {
+      for (const name of ['sellers', 'buyers_files', 'llms_txt'] as const) {
+        const cols = await db.rows(`SELECT column_name FROM (DESCRIBE ${name})`);
+        expect(cols.map((c) => c.column_name)).toEqual([...tables[name].columns.map((c) => c.name), 'snapshot_date']);
+        expect(await db.rows(`SELECT count(*) AS n FROM ${name}`)).toEqual([{ n: 0 }]);
+      }
+      // The derived views built on them load and answer (no rows).
+      expect(await db.rows('SELECT count(*) AS n FROM file_owner_domains')).toEqual([{ n: 0 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('the stand-in of the manifests lists no part; an unknown name is an error, not a view', () => {
+    expect(standInSql('_runs')).toContain('WHERE false');
+    expect(() => viewSql('no_such_table')).toThrow(/no table "no_such_table"/);
+    expect(() => standInSql('constructor')).toThrow(/no table/);
+  });
+});
+
+describe('sqlString: the one SQL string literal', () => {
+  it('doubles single quotes and leaves the rest', () => {
+    expect(sqlString("it's")).toBe("'it''s'");
+    expect(sqlString("''")).toBe("''''''");
+    expect(sqlString('a\\b')).toBe("'a\\b'");
+  });
+});
