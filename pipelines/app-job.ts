@@ -9,6 +9,7 @@ import { crawlAdsFile, type AdsFileResult } from './ads-file-job.js';
 import type { CrawlContext, Rows } from './context.js';
 import { obtainFile } from './obtain-file.js';
 import type { Referrals } from './referral-registry.js';
+import type { AppsState } from './run-state.js';
 import { crawlRobots, robotsAllows, robotsFor } from './robots-job.js';
 
 /**
@@ -17,8 +18,12 @@ import { crawlRobots, robotsAllows, robotsFor } from './robots-job.js';
  * fetched once per snapshot. Both are bounded by distinct stores / developer hosts.
  */
 export class AppRegistry {
-  /** Record the store's robots.txt rows here (false in the shards of a sharded run, stage 1). */
-  recordStoreRobots = true;
+  /**
+   * `recordStoreRobots`: record the store's robots.txt rows where the listing is read; false in a
+   * sharded run, where the shard owning the store host records them in stage 'referrals'.
+   */
+  constructor(readonly recordStoreRobots = true) {}
+
   readonly storeRobots = new Map<string, Promise<RobotsPolicy>>();
   readonly devHosts = new Map<string, Promise<DevHostResult>>();
   /** Settled results, for checkpoints. */
@@ -36,8 +41,8 @@ export class AppRegistry {
     return { devHosts: [...this.settled].filter(([host]) => !drop?.has(host)) };
   }
 
-  restore(saved: unknown): void {
-    for (const [host, result] of (saved as ReturnType<AppRegistry['toJSON']>).devHosts) {
+  restore(saved: AppsState): void {
+    for (const [host, result] of saved.devHosts) {
       this.settled.set(host, result);
       this.devHosts.set(host, Promise.resolve(result));
     }

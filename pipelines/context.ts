@@ -5,6 +5,7 @@ import type { BodyStore } from '../src/store/body-store.js';
 import type { PreviousLookup } from './previous-lookup.js';
 import { RunStats } from './run-stats.js';
 import type { RobotsSemantics } from '../src/parse/robots/index.js';
+import type { Clock } from '../src/util/clock.js';
 
 /** What every crawl job shares: the fetch stack, the snapshot writer, options and run counters. */
 export interface CrawlContext {
@@ -31,9 +32,19 @@ export interface CrawlContext {
   bodies: BodyStore | null;
   /** The earlier snapshot an incremental run builds on, or null. */
   incremental: Incremental | null;
-  /** `--now` minus the real clock: freshness of new fetches is computed on the same clock as reuse. */
-  clockOffsetMs: number;
+  /** The run's clock (`--now`): the times rows record, and freshness of new fetches on the same clock as reuse. */
+  clock: Clock;
 }
+
+/** A job over one item of a phase; what it returns runs in the same synchronous step as the item's commit. */
+export type UnitWork<T> = (c: CrawlContext, item: T) => Promise<void | (() => void)>;
+
+/**
+ * Runs a step's units over its items, skipping what an earlier attempt finished, with
+ * checkpoints (each item a unit: its rows reach the writer only when it is done); given to a step
+ * by the runner, bound to the step's phase (crawl-run.ts).
+ */
+export type UnitPool = <T>(items: AsyncIterable<T> | Iterable<T>, work: UnitWork<T>) => Promise<void>;
 
 export interface Incremental {
   previous: PreviousLookup;

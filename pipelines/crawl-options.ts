@@ -8,6 +8,7 @@ import type { RunStats } from './run-stats.js';
 import type { Stage } from './shard-exchange.js';
 import { checkLocation } from '../src/resolve/sellers-location.js';
 import { isCalendarDate } from '../src/util/calendar-date.js';
+import { isDuckDbSize } from '../src/util/duckdb-size.js';
 import { isRobotsSemantics, type RobotsSemantics } from '../src/parse/robots/index.js';
 import type { AgentsCatalogue } from '../src/resolve/agents-catalogue.js';
 
@@ -89,6 +90,13 @@ export interface CrawlOptions {
   signal?: AbortSignal;
   /** Rows per Parquet row group (the writer's memory). @default DEFAULT_ROW_GROUP_ROWS (8192) */
   rowGroupRows?: number;
+  /** DuckDB's memory limit for the commit's steps (compaction, night summary; the CLI reads ADSNAP_COMMIT_MEMORY). @default DEFAULT_COMMIT_MEMORY (128MB) */
+  commitMemory?: string;
+  /**
+   * Kill-during-commit drills: pause `ms` after each step of the commit, or only after the named
+   * `steps` (run-commit.ts; the CLI reads ADSNAP_COMMIT_STEP_DELAY_MS and ADSNAP_COMMIT_PAUSE_STEPS). @default none
+   */
+  commitPause?: { ms: number; steps: readonly string[] | null };
   /** Seconds between checkpoints (a resumed run redoes at most this much work); 0 = none. @default DEFAULT_CHECKPOINT_SECONDS (300) */
   checkpointSeconds?: number;
   /** Counters of the run; the CLI turns them into a progress display or JSON lines. */
@@ -170,6 +178,7 @@ export function validateCrawlOptions(o: CrawlOptions): void {
   int('checkpointSeconds', o.checkpointSeconds, 0, CRAWL_LIMITS.checkpointSeconds);
   int('limit', o.limit, 0, Number.MAX_SAFE_INTEGER);
   int('rowGroupRows', o.rowGroupRows, 1, 1 << 24);
+  if (o.commitMemory !== undefined && !isDuckDbSize(o.commitMemory)) throw new TypeError(`commitMemory must be a size such as 128MB or 1GB, got ${JSON.stringify(o.commitMemory)}`);
   int('sellersDepth', o.sellersDepth, 0, CRAWL_LIMITS.sellersDepth);
   int('maxIntermediaries', o.maxIntermediaries, 0, CRAWL_LIMITS.maxIntermediaries);
   for (const [k, v] of Object.entries(o.sellersLocations ?? {})) {

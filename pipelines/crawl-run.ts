@@ -16,11 +16,14 @@ import { loadAgentsCatalogue, type AgentsCatalogue } from '../src/resolve/agents
 import { AppRegistry } from './app-job.js';
 import { PendingApps } from './pending-apps.js';
 import type { Stage } from './shard-exchange.js';
-import { RowEmitter, type CrawlContext, type Incremental } from './context.js';
+import { RowEmitter, type CrawlContext, type Incremental, type UnitPool, type UnitWork } from './context.js';
 import { PreviousLookup } from './previous-lookup.js';
 import { allDone, noneDone, runPool, type DoneSet } from './pool.js';
 import { Referrals } from './referral-registry.js';
-import { nextPhase, type Phase, type RunJournal, type RunState, type WorkPhase } from './run-journal.js';
+import type { RunJournal } from './run-journal.js';
+import { RUN_STATE_VERSION, type RunState } from './run-state.js';
+import { isWorkPhase, nextPhase, WORK_PHASES, type Phase, type WorkPhase } from './phases.js';
+import { clockFrom, type Clock } from '../src/util/clock.js';
 import type { RunStats } from './run-stats.js';
 import { DEFAULT_CHECKPOINT_SECONDS, DEFAULT_CONCURRENCY, DEFAULT_ROW_GROUP_ROWS, sellersLocationOverrides, type CrawlOptions } from './crawl-options.js';
 import type { RunInputs } from './run-inputs.js';
@@ -37,13 +40,10 @@ export interface RunSetup {
   inputs: RunInputs;
 }
 
-/** A job over one item of a phase; what it returns runs in the same synchronous step as the item's commit. */
-export type UnitWork<T> = (c: CrawlContext, item: T) => Promise<void | (() => void)>;
-
 /**
- * One attempt of a crawl, open: the fetcher, the writer, the registries and the resumable state,
- * and the three things every step of the plan (crawl-plan.ts) does with them: run a phase's units
- * with checkpoints, finish a phase, and ask whether this shard owns a host or an app.
+ * One attempt of a crawl, open: the fetcher, the writer, the registries and the resumable state.
+ * Only the runner (crawl-plan.ts) holds it: each step of the plan gets the slice it needs
+ * (run-slices.ts), with the units of its phase to run with checkpoints (`poolFor`).
  */
 export class CrawlRun {
   /** What the list readers counted, for the manifest (set by the steps that read the lists). */
@@ -69,12 +69,14 @@ export class CrawlRun {
 
   static async open(options: CrawlOptions, setup: RunSetup): Promise<CrawlRun> {
     const { runId, snapshotDate, shard, stats, journal } = setup;
+    // The run's clock: `--now` shifts every time the run records; the fetcher's own waits stay real.
+    const clock = clockFrom(options.now, { now: options.fetch?.now ?? Date.now });
     const signal = options.signal ?? new AbortController().signal;
     // Every request in flight listens on the run's signal: hundreds at once is expected.
     setMaxListeners(0, signal);
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     // Holds set on hosts and addresses (429, bot walls) are counted for the progress line and the manifest.
-    const fetchConfig = resolveFetchConfig({ onBackoff: (scope, _key, _ms, cause) => stats.countBackoff(scope, cause), ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency });
+    const fetchConfig = resolveFetchConfig({ onBackoff: (scope, _key, _ms, cause) => stats.countBackoff(scope, cause), ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency, recordNow: () => clock.now() });
     const saved = journal.previous;
     const catalogue = options.agentsCatalogue ?? (await loadAgentsCatalogue());
     // Where ad systems publish sellers.json: the shipped table under the run's entries, read once (its hash goes in the manifest).
@@ -83,22 +85,21 @@ export class CrawlRun {
       outDir: options.outDir,
       snapshotDate,
       runId,
-      rowGroupRows: options.rowGroupRows ?? Number(process.env.ADSNAP_ROW_GROUP_ROWS ?? DEFAULT_ROW_GROUP_ROWS),
+      rowGroupRows: options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS,
       stagingDir: journal.dir,
       adopt: saved?.staged ?? [],
       attempt: journal.attempt,
     });
     const root = new RowEmitter(writer);
-    const ctx = crawlContext(options, new Fetcher(fetchConfig), root, stats, signal, catalogue);
+    const ctx = crawlContext(options, new Fetcher(fetchConfig), root, stats, signal, catalogue, clock);
     const referrals = new Referrals();
-    const appRegistry = new AppRegistry();
+    // A sharded run's store robots.txt is recorded by the shard owning the store host (stage 'referrals').
+    const appRegistry = new AppRegistry(shard === null);
     const state = saved ?? freshState(setup);
     state.attempt = journal.attempt;
-    if (saved) {
-      referrals.restore(saved.referrals);
-      appRegistry.restore(saved.apps);
-      stats.restore(saved.stats);
-    }
+    if (saved?.referrals) referrals.restore(saved.referrals);
+    if (saved?.apps) appRegistry.restore(saved.apps);
+    if (saved?.stats) stats.restore(saved.stats);
     const pending = shard ? new PendingApps(options.outDir, snapshotDate, shard) : null;
     return new CrawlRun(options, setup, ctx, root, writer, fetchConfig, state, referrals, appRegistry, pending, catalogue, sellersLocations, concurrency);
   }
@@ -122,7 +123,12 @@ export class CrawlRun {
 
   /** Opens the earlier snapshot this run builds on, if there is one (docs/guide/nightly.md#incremental-snapshots). */
   async openIncremental(): Promise<void> {
-    this.ctx.incremental = await openIncremental(this.options, this.setup.snapshotDate);
+    this.ctx.incremental = await openIncremental(this.options, this.setup.snapshotDate, this.ctx.clock);
+  }
+
+  /** The units of `phase`, for its step: `units` at the run's width, then the phase is done. */
+  poolFor(phase: WorkPhase): UnitPool {
+    return (items, work) => this.pool(phase, items, work);
   }
 
   /**
@@ -203,7 +209,7 @@ export class CrawlRun {
   }
 }
 
-function crawlContext(options: CrawlOptions, fetcher: Fetcher, root: RowEmitter, stats: RunStats, signal: AbortSignal, catalogue: AgentsCatalogue): CrawlContext {
+function crawlContext(options: CrawlOptions, fetcher: Fetcher, root: RowEmitter, stats: RunStats, signal: AbortSignal, catalogue: AgentsCatalogue, clock: Clock): CrawlContext {
   return {
     fetcher,
     out: root,
@@ -211,7 +217,7 @@ function crawlContext(options: CrawlOptions, fetcher: Fetcher, root: RowEmitter,
     signal,
     bodies: options.keepBodies === false ? null : new BodyStore(path.join(options.outDir, BODIES_DIR)),
     incremental: null,
-    clockOffsetMs: options.now ? options.now.getTime() - Date.now() : 0,
+    clock,
     options: {
       verdictAgents: options.verdictAgents ?? DEFAULT_VERDICT_AGENTS,
       verdictPaths: options.verdictPaths ?? DEFAULT_VERDICT_PATHS,
@@ -226,10 +232,10 @@ function crawlContext(options: CrawlOptions, fetcher: Fetcher, root: RowEmitter,
 
 function freshState(setup: RunSetup): RunState {
   return {
-    version: 2,
+    version: RUN_STATE_VERSION,
     runId: setup.runId,
     attempt: 0,
-    phase: 'domains',
+    phase: WORK_PHASES[0],
     done: { domains: noneDone(), apps: noneDone(), partners: noneDone(), sellers: noneDone() },
     partnerList: null,
     sellersList: null,
@@ -245,7 +251,7 @@ function freshState(setup: RunSetup): RunState {
   };
 }
 
-async function openIncremental(o: CrawlOptions, snapshotDate: string): Promise<Incremental | null> {
+async function openIncremental(o: CrawlOptions, snapshotDate: string, clock: Clock): Promise<Incremental | null> {
   const choice = o.previous === undefined ? 'auto' : o.previous;
   if (choice === null) return null;
   const root = choice === 'auto' ? o.outDir : choice;
@@ -255,13 +261,10 @@ async function openIncremental(o: CrawlOptions, snapshotDate: string): Promise<I
   return {
     previous: new PreviousLookup(snapshot, date),
     earlierBodies: new BodyStore(path.join(root, BODIES_DIR)),
-    now: o.now ?? new Date(),
+    // "Now" for freshness decisions: the run's clock as the run opens (given `--now`, that time exactly).
+    now: o.now ?? new Date(clock.now()),
     reuseFresh: o.reuseFresh ?? false,
   };
-}
-
-function isWorkPhase(p: Phase): p is WorkPhase {
-  return p === 'domains' || p === 'apps' || p === 'partners' || p === 'sellers';
 }
 
 export function throwIfAborted(signal: AbortSignal): void {

@@ -11,6 +11,7 @@ import { fingerprintFile } from '../src/sources/fingerprint.js';
 import { RunLock, RunLockedError } from '../src/store/run-lock.js';
 import type { Stage } from './shard-exchange.js';
 import { deriveRunId, RunJournal } from './run-journal.js';
+import { inCommit } from './run-state.js';
 import { RunStats } from './run-stats.js';
 import { sellersIdentity } from './sellers-rounds.js';
 import { EmptyListError, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
@@ -60,9 +61,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     const saved = journal.previous;
     if (saved) checkSameInputs(saved, inputs.fingerprints);
     if (options.domains === '-' || options.apps === '-') await checkStdinList(options, inputs, journal);
-    if (saved?.phase === 'compact' || saved?.phase === 'commit') {
-      stats.restore(saved.stats);
-      stats.phase = 'committing';
+    if (saved && inCommit(saved)) {
+      if (saved.stats) stats.restore(saved.stats);
+      stats.enter(saved.phase);
       return saved.phase === 'compact' ? await compactAndCommit(options, journal, lock, saved, stats, true) : await finishCommit(options, journal, lock, saved, stats, true);
     }
     return await runPlan(await CrawlRun.open(options, { runId, snapshotDate, shard, stage, stats, journal, lock, inputs }));

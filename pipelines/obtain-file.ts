@@ -121,8 +121,6 @@ export async function obtainFile<T>(
     const tee = writer ? teeInto(stream, writer) : stream;
     return consume(tee, meta, reading);
   });
-  // On the run's clock, like files.fetched_at (--now shifts both, for tests, benchmarks and backfills).
-  if (ctx.clockOffsetMs !== 0) for (const r of outcome.rows) if (r.started_at) r.started_at = new Date(r.started_at.getTime() + ctx.clockOffsetMs);
   ctx.out.fetches(outcome, ctx.stats);
   const todays = reading as RowScope | null;
   const bodyRead = outcome.body !== null && !outcome.notModified;
@@ -148,7 +146,8 @@ export async function obtainFile<T>(
   // Rows only from a body read to its end (or to the byte cap: `too_large`, never valid).
   if (bodyRead) todays?.commit();
   else todays?.discard();
-  const fetchedAt = outcome.rows[0]?.started_at ?? new Date(Date.now() + ctx.clockOffsetMs);
+  // fetches.started_at is on the run's clock (the fetcher's `recordNow`), like files.fetched_at.
+  const fetchedAt = outcome.rows[0]?.started_at ?? new Date(ctx.clock.now());
   return fetched(req.kind, prev, outcome, fetchStatus, fetchedAt);
 }
 

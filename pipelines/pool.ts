@@ -45,11 +45,6 @@ export function doneCount(d: DoneSet, total: number): number {
   return Math.min(total, d.prefix) + d.extra.filter((i) => i < total).length;
 }
 
-export function isDoneSet(v: unknown): v is DoneSet {
-  const d = v as DoneSet;
-  return typeof d === 'object' && d !== null && Number.isInteger(d.prefix) && d.prefix >= 0 && Array.isArray(d.extra) && d.extra.every((i) => Number.isInteger(i) && i > d.prefix);
-}
-
 /** Tracks done items by index; compact while items finish roughly in order. */
 export class DoneTracker {
   private prefix: number;

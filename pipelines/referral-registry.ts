@@ -2,6 +2,7 @@ import { CompactStringSet } from '../src/util/compact-string-set.js';
 import { OwnStringSet } from '../src/util/detach.js';
 import type { Rows } from './context.js';
 import type { ShardReport } from './shard-exchange.js';
+import type { RegistryState } from './run-state.js';
 
 /**
  * What the crawl learns on the way and acts on later: partner domains named by
@@ -85,8 +86,8 @@ export class Referrals {
     };
   }
 
-  restore(saved: unknown): void {
-    this.merge(saved as ShardReport);
+  restore(saved: RegistryState): void {
+    this.merge(saved);
   }
 
   /** What this shard tells the others at the end of a stage (shard-exchange.ts). */
@@ -103,7 +104,7 @@ export class Referrals {
   }
 
   /** Adds what another shard (or an earlier attempt) learnt. */
-  merge(r: ShardReport): void {
+  merge(r: RegistryState): void {
     for (const p of r.partners) this.partners.add(p);
     for (const a of r.adSystems) this.adSystems.add(a);
     for (const c of r.claimed) this.claimed.add(c);

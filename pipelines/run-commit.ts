@@ -5,15 +5,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import { tableNames } from '../schemas/tables.js';
-import { commitMemoryLimit, compactStaged, withMemoryRetry } from '../src/sink/compact.js';
+import { DEFAULT_COMMIT_MEMORY, compactStaged, withMemoryRetry } from '../src/sink/compact.js';
 import { doubledDuckDbSize } from '../src/util/duckdb-size.js';
 import { planCommit, planTables, publishPlan, writeRunManifest, type StagedPart } from '../src/sink/index.js';
-import type { ListStats } from '../src/sources/domain-list.js';
 import type { RunLock } from '../src/store/run-lock.js';
 import type { CrawlOptions, CrawlResult } from './crawl-options.js';
-import type { RunJournal, RunState } from './run-journal.js';
+import type { RunJournal } from './run-journal.js';
+import type { CommitState } from './run-state.js';
 import type { RunStats } from './run-stats.js';
-import { writeShardReport, type ShardReport, type Stage } from './shard-exchange.js';
+import { writeShardReport } from './shard-exchange.js';
 
 /**
  * The night summary, loaded when the commit reaches it: the report's SQL layer and DuckDB stay out
@@ -29,16 +29,16 @@ async function summarizeNight(outDir: string, runId: string, memoryLimit: string
  * per table, src/sink/compact.ts), then the plan is saved (phase 'commit'). Redone from the
  * sealed parts after a kill: their list is what phase 'compact' saved.
  */
-export async function compactAndCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: RunState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
-  const manifest = state.manifest as { run_id: string; snapshot_date: string };
-  await commitPause()('sealed');
+export async function compactAndCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: CommitState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
+  const manifest = state.manifest;
+  await commitPause(options)('sealed');
   const t0 = performance.now();
   // The commit's own memory (DuckDB's sort is native memory): sampled, as the run's peak hides it.
   let peakRss = process.memoryUsage.rss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
   let parts: StagedPart[];
   try {
-    parts = options.compact === false ? state.staged : await compactStaged(state.staged, { stagingDir: journal.dir, runId: manifest.run_id, snapshotDate: manifest.snapshot_date });
+    parts = options.compact === false ? state.staged : await compactStaged(state.staged, { stagingDir: journal.dir, runId: manifest.run_id, snapshotDate: manifest.snapshot_date, memoryLimit: commitMemory(options) });
   } finally {
     clearInterval(sampler);
   }
@@ -55,17 +55,17 @@ export async function compactAndCommit(options: CrawlOptions, journal: RunJourna
  * Steps 2–4 of the commit (src/sink/commit.ts): publish the planned parts, write the manifest,
  * remove the staging folder. Each can be redone: a resumed run in phase 'commit' starts here.
  */
-export async function finishCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: RunState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
+export async function finishCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: CommitState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
   const plan = state.commit!;
-  const pause = commitPause();
+  const pause = commitPause(options);
   await pause('planned');
   await publishPlan(options.outDir, journal.dir, plan, async () => {
     await lock.assertHeld();
     await journal.save(state);
   }, { afterLink: () => pause('linked') });
   const tables = planTables(plan, tableNames);
-  const manifest = state.manifest as Record<string, unknown> & { run_id: string; snapshot_date: string; list: ListStats | null; app_list?: CrawlResult['appList'] };
-  stats.phase = 'done';
+  const manifest = state.manifest;
+  stats.finished();
   await lock.assertHeld();
   const manifestPath = await writeRunManifest(options.outDir, manifest.run_id, {
     ...manifest,
@@ -79,23 +79,28 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
   // The night's summary for the report (src/report/night-summary.ts), into the manifest just written. Without it
   // (a failure, a kill before it) the report reads the views for this night: nothing is lost.
   // The summary's joins need more room than the compaction's sort (which spills): twice the commit's limit to start.
-  await withMemoryRetry(doubledDuckDbSize(commitMemoryLimit()) ?? commitMemoryLimit(), (memoryLimit) => summarizeNight(options.outDir, manifest.run_id, memoryLimit), () => {}, 3).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
-  const sr = state.shardReport as { stage: Stage; report: ShardReport } | null;
+  const limit = commitMemory(options);
+  await withMemoryRetry(doubledDuckDbSize(limit) ?? limit, (memoryLimit) => summarizeNight(options.outDir, manifest.run_id, memoryLimit), () => {}, 3).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
+  const sr = state.shardReport;
   if (sr && options.shard) await writeShardReport(options.outDir, manifest.snapshot_date, options.shard, sr.stage, sr.report);
   await journal.remove();
   return { runId: manifest.run_id, snapshotDate: manifest.snapshot_date, manifestPath, stats, list: manifest.list ?? null, appList: manifest.app_list ?? null, tables, alreadyComplete: false, resumed };
 }
 
+/** DuckDB's memory limit for the commit's steps (the compaction, the night summary). */
+function commitMemory(options: CrawlOptions): string {
+  return options.commitMemory ?? DEFAULT_COMMIT_MEMORY;
+}
+
 /**
- * Kill-during-commit drills: `ADSNAP_COMMIT_STEP_DELAY_MS` pauses after each step of the commit
- * (`planned`: the plan saved; `linked`: each part linked; `manifest`: the manifest written), or
- * only after those named in `ADSNAP_COMMIT_PAUSE_STEPS` (comma-separated), and says so on
- * stderr, so a test can SIGKILL the process at each of them.
+ * Kill-during-commit drills (`CrawlOptions.commitPause`): a pause after each step of the commit
+ * (`sealed`; `planned`: the plan saved; `linked`: each part linked; `manifest`: the manifest
+ * written), or only after those named, said on stderr, so a test can SIGKILL the process at each.
  */
-export function commitPause(): (step: string) => Promise<void> {
-  const ms = Number(process.env.ADSNAP_COMMIT_STEP_DELAY_MS ?? 0);
+export function commitPause(options: Pick<CrawlOptions, 'commitPause'>): (step: string) => Promise<void> {
+  const ms = options.commitPause?.ms ?? 0;
   if (!(ms > 0)) return async () => {};
-  const only = process.env.ADSNAP_COMMIT_PAUSE_STEPS?.split(',').map((x) => x.trim());
+  const only = options.commitPause?.steps ?? null;
   return async (step) => {
     process.stderr.write(`adsnap crawl: commit step ${step}\n`);
     if (!only || only.includes(step)) await new Promise((r) => setTimeout(r, ms));

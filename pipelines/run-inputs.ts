@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spoolStream, type ListFingerprint } from '../src/sources/fingerprint.js';
 import type { ListStats } from '../src/sources/domain-list.js';
 import type { CrawlOptions, CrawlResult } from './crawl-options.js';
-import type { RunState } from './run-journal.js';
+import type { RunState } from './run-state.js';
 import type { RunStats } from './run-stats.js';
 
 /** The input is not the one this run was started with (or committed from). */
@@ -65,7 +65,7 @@ export async function alreadyComplete(o: CrawlOptions, runId: string, snapshotDa
       );
     }
   }
-  stats.phase = 'done';
+  stats.finished();
   return { runId, snapshotDate, manifestPath: manifestFile, stats, list: m.list ?? null, appList: m.app_list ?? null, tables: m.tables ?? {}, alreadyComplete: true, resumed: false };
 }
 

@@ -1,4 +1,6 @@
 import type { Row } from '../schemas/tables.js';
+import type { StatsState } from './run-state.js';
+import { progressPhase, type Phase, type ProgressPhase } from './phases.js';
 
 /** Counters of a run: what the progress display, the JSON log lines and the run manifest report. */
 export class RunStats {
@@ -15,7 +17,8 @@ export class RunStats {
   readonly rows: Record<string, number> = {};
   /** Referral targets waiting (partners, sellers.json) — the "hop queue". */
   queued = 0;
-  phase = 'starting';
+  /** Set by the runner from the plan (phases.ts), never by a step. */
+  phase: ProgressPhase = 'starting';
   /** The sellers phase's round (0: ad systems; k: intermediaries k links away), null before it. */
   sellersRound: number | null = null;
   /** Checkpoints taken, the longest time one held the event loop (its synchronous capture), and the longest until saved. */
@@ -26,6 +29,16 @@ export class RunStats {
   /** Holds set on hosts and on addresses (src/fetch/politeness.ts), and the causes of the host holds (`429`, `503`, `challenge:<vendor>`). */
   readonly backoffs = { hosts: 0, ips: 0 };
   readonly backoffCauses: Record<string, number> = {};
+
+  /** The run is now in `phase` (the progress line's name for it: phases.ts). */
+  enter(phase: Phase): void {
+    this.phase = progressPhase(phase);
+  }
+
+  /** The snapshot is published (or was already). */
+  finished(): void {
+    this.phase = 'done';
+  }
 
   countBackoff(scope: 'host' | 'ip', cause: string): void {
     if (scope === 'ip') return void this.backoffs.ips++;
@@ -58,8 +71,7 @@ export class RunStats {
     return { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus, walls, rateLimited, backoffs, backoffCauses, elapsedMs: Date.now() - this.startedAt };
   }
 
-  restore(saved: unknown): void {
-    const s = saved as ReturnType<RunStats['toJSON']>;
+  restore(s: StatsState): void {
     this.targetsDone = s.targetsDone;
     this.appsDone = s.appsDone;
     this.partnersDone = s.partnersDone;

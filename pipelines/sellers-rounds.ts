@@ -17,11 +17,10 @@ import { planNextRound } from '../src/resolve/intermediaries.js';
 import type { CrawlContext } from './context.js';
 import { doneCount, noneDone } from './pool.js';
 import type { Referrals } from './referral-registry.js';
-import type { RunState, SellersRounds } from './run-journal.js';
+import type { RunState, SellersRounds } from './run-state.js';
 import type { RunStats } from './run-stats.js';
 import { crawlSellers } from './sellers-job.js';
 import { crawlBuyers } from './buyers-job.js';
-import type { Stage } from './shard-exchange.js';
 
 export const SELLERS_DEFAULTS = { depth: 5, maxIntermediaries: 20_000 } as const;
 
@@ -57,11 +56,20 @@ export function sellersManifest(o: SellersOptions, rounds: SellersRounds | null,
   };
 }
 
+/**
+ * The rounds a run asks for: one machine all of them (0 to `depth`); a sharded snapshot round 0
+ * in its stage 'sellers' and the rest in its stage 'intermediaries' (crawl-plan.ts).
+ */
+export interface SellersMode {
+  from: 0 | 1;
+  to: 0 | 'depth';
+}
+
 export interface SellersRoundsSetup {
-  state: RunState;
+  state: Pick<RunState, 'sellersRounds' | 'sellersList' | 'done'>;
   referrals: Referrals;
   stats: RunStats;
-  stage: Stage | 'all';
+  rounds: SellersMode;
   /** Round 0 of a sharded `sellers` stage: the ad systems this shard owns. */
   owns: (host: string) => boolean;
   /** false: `--no-sellers`, no sellers.json at all. */
@@ -77,14 +85,13 @@ export interface SellersRoundsSetup {
 
 export async function runSellersRounds(s: SellersRoundsSetup): Promise<void> {
   const { state, referrals, stats } = s;
-  // The sharded `sellers` stage is round 0; `intermediaries` the rounds after it; one machine does all.
-  const last = !s.sellers || s.stage === 'sellers' ? 0 : s.depth;
-  const rounds: SellersRounds = (state.sellersRounds ??= { round: s.stage === 'intermediaries' ? 1 : 0, fetched: [], files: [], limitReached: null });
+  const last = !s.sellers || s.rounds.to === 0 ? 0 : s.depth;
+  const rounds: SellersRounds = (state.sellersRounds ??= { round: s.rounds.from, fetched: [], files: [], limitReached: null });
   if (state.sellersList === null) {
     if (rounds.round === 0) {
       state.sellersList = s.sellers ? [...referrals.adSystems].sort().filter(s.owns) : [];
     } else {
-      // The `intermediaries` stage starts: every shard's round 0 asked for every ad system.
+      // A run that starts at round 1 (stage 'intermediaries'): every shard's round 0 asked for every ad system.
       rounds.fetched = s.sellers ? [...referrals.adSystems].sort() : [];
       state.sellersList = last >= 1 ? plan(s, rounds, new Set(rounds.fetched), 1) : [];
     }

@@ -28,12 +28,12 @@ export interface ShardReport {
   adSystems: string[];
   claimed: string[];
   robotsClaimed: string[];
-  /** Store hosts whose listing pages were read (their robots.txt is recorded by the owner, stage 2). */
-  storeHosts: string[];
+  /** Store hosts whose listing pages were read (their robots.txt is recorded by the owner, stage 2); absent in older reports. */
+  storeHosts?: string[];
   /** Domains named by INTERMEDIARY/BOTH entries of the sellers.json read (stage `sellers`: round 0). */
   intermediaries?: string[];
   /** Unused: pending apps travel in their own files (pending-apps.ts). */
-  pendingApps: unknown[];
+  pendingApps?: unknown[];
 }
 
 export function exchangeDir(outDir: string, snapshotDate: string, shard: Shard): string {

@@ -1,64 +1,49 @@
 /**
  * The crawl is over: every part is sealed and that state saved (phase 'compact') with the
  * manifest the commit will write; then compaction, the commit's plan, the publishing
- * (run-commit.ts). Every stage of a sharded snapshot but the last also tells the next what it found.
+ * (run-commit.ts). A stage that reports to the next saves its report with them (crawl-plan.ts).
  */
-import { fetchKnobsManifest } from '../src/fetch/knobs-manifest.js';
-import { networkManifest } from '../src/fetch/index.js';
-import { catalogueManifest } from '../src/resolve/agents-catalogue.js';
-import { version } from '../src/util/version.js';
-import { resolveRunLockOptions } from '../src/store/run-lock.js';
+import type { SnapshotWriter } from '../src/sink/index.js';
+import type { RunLock } from '../src/store/run-lock.js';
 import type { CrawlOptions, CrawlResult } from './crawl-options.js';
-import type { CrawlRun } from './crawl-run.js';
+import type { PendingApps } from './pending-apps.js';
+import type { RunJournal } from './run-journal.js';
+import type { RunManifest, RunState } from './run-state.js';
+import type { RunStats } from './run-stats.js';
 import { compactAndCommit } from './run-commit.js';
-import { sellersManifest } from './sellers-rounds.js';
 
-export async function commitCrawl(run: CrawlRun): Promise<CrawlResult> {
-  const { state, stats, setup } = run;
-  stats.phase = 'committing';
-  state.staged = await run.writer.seal();
-  if (run.pending) await run.pending.close();
+/** What the commit reads and writes of the run. */
+export interface CommitSlice {
+  options: CrawlOptions;
+  state: RunState;
+  stats: RunStats;
+  journal: RunJournal;
+  lock: RunLock;
+  writer: Pick<SnapshotWriter, 'seal'>;
+  pending: PendingApps | null;
+  /** What the run manifest will say (run-manifest.ts). */
+  manifest: RunManifest;
+  /** What this shard tells the next stage, or null. */
+  shardReport: RunState['shardReport'];
+  /** Closes the fetcher and the earlier snapshot's index. */
+  closeInputs: () => Promise<void>;
+  resumed: boolean;
+}
+
+export async function commitCrawl(s: CommitSlice): Promise<CrawlResult> {
+  const { state, stats } = s;
+  stats.enter('compact');
+  state.staged = await s.writer.seal();
+  if (s.pending) await s.pending.close();
   state.stats = stats.toJSON();
-  // Every stage but the last tells the next what it found (the sellers stage: the intermediaries named).
-  state.shardReport = setup.shard && setup.stage !== 'all' && setup.stage !== 'intermediaries' ? { stage: setup.stage, report: run.referrals.report() } : null;
-  state.manifest = runManifest(run);
+  state.shardReport = s.shardReport;
   state.phase = 'compact';
   state.commit = null;
-  await setup.lock.assertHeld();
-  await setup.journal.save(state);
+  const sealed = Object.assign(state, { manifest: s.manifest });
+  await s.lock.assertHeld();
+  await s.journal.save(sealed);
   // Nothing is fetched or looked up any more: the connections, the DNS cache and the previous
   // snapshot's index go before the compaction, whose DuckDB sets the process's peak memory.
-  await run.closeInputs();
-  return await compactAndCommit(run.options, setup.journal, setup.lock, state, stats, run.resumed);
-}
-
-/** What the run manifest says of this run (written by the commit, saved first so that a resumed commit writes the same). */
-function runManifest(run: CrawlRun): Record<string, unknown> {
-  const { options, setup, fetchConfig, ctx } = run;
-  return {
-    run_id: setup.runId,
-    snapshot_date: setup.snapshotDate,
-    adsnap_version: version,
-    node_version: process.version,
-    inputs: { domains: options.domains, apps: options.apps ?? null, limit: options.limit ?? null },
-    input_fingerprints: setup.inputs.fingerprints,
-    // A list named by provider (--domains tranco:…): what it resolved to (src/sources/named-lists).
-    named_list: options.namedList ?? null,
-    // Every fetch knob as used, from defaults, --config FILE or flags (src/fetch/knobs-manifest.ts).
-    fetch: { ...fetchKnobsManifest(fetchConfig), config_file: options.configFile ?? null },
-    options: { concurrency: run.concurrency, obey_robots: ctx.options.obeyRobots, robots_semantics: ctx.options.robotsSemantics, user_agent: fetchConfig.userAgent, ...sellersManifest(options, null, run.sellersLocations.base).options, reuse_fresh: options.reuseFresh ?? false, ai_signals: options.aiSignals ?? false, compact: options.compact !== false, agents_catalogue: catalogueManifest(run.catalogue), lock: lockManifest(options) },
-    // Resolvers asked and every exemption from the address guard (--dns-server, --allow-addresses; src/fetch/network-manifest.ts).
-    network: networkManifest(fetchConfig),
-    sellers_rounds: sellersManifest(options, run.state.sellersRounds ?? null).sellers_rounds,
-    previous_snapshot: ctx.incremental ? ctx.incremental.previous.snapshotDate : null,
-    shard: setup.shard ? { index: setup.shard.index, count: setup.shard.count, stage: setup.stage } : null,
-    list: run.list,
-    app_list: run.appList,
-  };
-}
-
-/** The run lock's settings as the manifest records them. */
-function lockManifest(options: CrawlOptions): { heartbeat_ms: number; stale_ms: number } {
-  const { heartbeatMs, staleMs } = resolveRunLockOptions(options.lock);
-  return { heartbeat_ms: heartbeatMs, stale_ms: staleMs };
+  await s.closeInputs();
+  return await compactAndCommit(s.options, s.journal, s.lock, sealed, stats, s.resumed);
 }

@@ -1,31 +1,54 @@
 /**
- * Stage 'targets', the listed sites: every site this machine owns, crawled (domain-job.ts). A
- * run past this phase (a later stage, a resume) still reads the list, for its roots.
+ * The listed sites: every site this machine owns, crawled (domain-job.ts). A run that does not
+ * run this step (a later stage, a resume past it) still reads the list, for its roots.
  */
 import { openLineBatches } from '../src/sources/line-reader.js';
-import { readDomainList } from '../src/sources/domain-list.js';
-import type { Shard } from '../src/util/shard.js';
-import { EmptyListError } from './crawl-options.js';
-import type { CrawlRun } from './crawl-run.js';
+import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
+import { EmptyListError, type CrawlOptions } from './crawl-options.js';
+import type { UnitPool } from './context.js';
 import { crawlDomain } from './domain-job.js';
+import type { Referrals } from './referral-registry.js';
+import type { RunStats } from './run-stats.js';
 import { filter } from '../src/util/async-filter.js';
 
-export async function crawlDomains(run: CrawlRun, crawlThem: boolean): Promise<void> {
-  const { options, referrals, stats } = run;
-  const input = run.setup.inputs.domains;
-  if (input === null) return;
-  stats.phase = 'domains';
-  void estimateTotal(input, options.limit, run.setup.shard).then((n) => (stats.targetsTotal = n));
+/** What the listed-sites step reads and writes of the run. */
+export interface DomainsSlice {
+  /** The list to read (a file, or stdin's copy in the staging folder), or null: no domain list. */
+  input: string | null;
+  options: Pick<CrawlOptions, 'domains' | 'domainsSource' | 'limit' | 'zipEntry' | 'allowEmpty'>;
+  /** Sharded runs: how many shards share the list (the progress line's estimate). */
+  shardCount: number | null;
+  referrals: Referrals;
+  stats: RunStats;
+  owns: (host: string) => boolean;
+  pool: UnitPool;
+  /** What the list reader counted, for the manifest. */
+  setList: (stats: ListStats) => void;
+}
+
+export async function crawlDomains(s: DomainsSlice): Promise<void> {
+  if (s.input === null) return;
+  void estimateTotal(s.input, s.options.limit, s.shardCount).then((n) => (s.stats.targetsTotal = n));
+  await readList(s, s.input, (targets) => s.pool(filter(targets, (t) => s.owns(t.target)), (c, t) => crawlDomain(c, t, s.referrals)));
+}
+
+/** Only the roots: the list read again, nothing crawled. */
+export async function readRoots(s: DomainsSlice): Promise<void> {
+  if (s.input === null) return;
+  await readList(s, s.input, async (targets) => {
+    for await (const _ of targets); // only rebuild the roots
+  });
+}
+
+async function readList(s: DomainsSlice, input: string, use: (targets: ReturnType<typeof readDomainList>['targets']) => Promise<void>): Promise<void> {
+  const { options } = s;
   // Every listed root is known to the registry (also those done before a resume, and those
   // of other shards), so that partners that are listed roots are not fetched twice. The
   // reader de-duplicates the list with that same set: one copy of the roots, not two.
-  const src = readDomainList(input, { limit: options.limit, zipEntry: options.zipEntry, seen: referrals.roots, sourceName: options.domainsSource ?? (options.domains === '-' ? 'stdin' : undefined) });
-  const list = (run.list = src.stats);
-  if (crawlThem) {
-    await run.pool('domains', filter(src.targets, (t) => run.owns(t.target)), (c, t) => crawlDomain(c, t, referrals));
-  } else {
-    for await (const _ of src.targets); // only rebuild the roots
-  }
+  const src = readDomainList(input, { limit: options.limit, zipEntry: options.zipEntry, seen: s.referrals.roots, sourceName: options.domainsSource ?? (options.domains === '-' ? 'stdin' : undefined) });
+  const list = src.stats;
+  s.setList(list);
+  await use(src.targets);
   if (list.accepted === 0 && !options.allowEmpty) throw new EmptyListError(`the domain list ${options.domains} has no accepted entry (${list.lines} lines, ${list.malformed} malformed); nothing was committed (--allow-empty commits an empty snapshot)`);
 }
 
@@ -34,12 +57,12 @@ export async function crawlDomains(run: CrawlRun, crawlThem: boolean): Promise<v
  * non-blank lines (a second, cheap read), capped by --limit, divided among shards. Null when the
  * list cannot be read ahead (the crawl itself reports that error).
  */
-async function estimateTotal(input: string, limit: number | undefined, shard: Shard | null): Promise<number | null> {
+async function estimateTotal(input: string, limit: number | undefined, shards: number | null): Promise<number | null> {
   try {
     let n = 0;
     for await (const batch of openLineBatches(input)) for (const l of batch) if (l.line.trim() !== '') n++;
     const capped = Math.min(n, limit ?? Infinity);
-    return shard ? Math.round(capped / shard.count) : capped;
+    return shards ? Math.round(capped / shards) : capped;
   } catch {
     return null;
   }

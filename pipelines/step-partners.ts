@@ -5,16 +5,27 @@
  */
 import { rootDomain } from '../src/util/domain.js';
 import { crawlAdsFile } from './ads-file-job.js';
-import type { CrawlRun } from './crawl-run.js';
+import type { UnitPool } from './context.js';
 import { doneCount } from './pool.js';
+import type { Referrals } from './referral-registry.js';
+import type { RunState } from './run-state.js';
+import type { RunStats } from './run-stats.js';
 import { robotsFor } from './robots-job.js';
 
-export async function crawlPartners(run: CrawlRun): Promise<void> {
-  const { referrals, stats, state } = run;
-  stats.phase = 'partners';
-  const list = (state.partnerList ??= [...referrals.partners].sort().filter((p) => run.owns(p) && !referrals.isClaimed(p)));
+/** What the partners step reads and writes of the run: of the saved state, its list and done set. */
+export interface PartnersSlice {
+  state: Pick<RunState, 'partnerList' | 'done'>;
+  referrals: Referrals;
+  stats: RunStats;
+  owns: (host: string) => boolean;
+  pool: UnitPool;
+}
+
+export async function crawlPartners(s: PartnersSlice): Promise<void> {
+  const { referrals, stats, state } = s;
+  const list = (state.partnerList ??= [...referrals.partners].sort().filter((p) => s.owns(p) && !referrals.isClaimed(p)));
   stats.queued = list.length - doneCount(state.done.partners, list.length);
-  await run.pool('partners', list, async (c, partner) => {
+  await s.pool(list, async (c, partner) => {
     if (referrals.claimSubject(partner, c.out)) {
       const robots = await robotsFor(c, referrals, partner, 'inventorypartnerdomain');
       await crawlAdsFile(c, { subject: partner, fileKind: 'ads.txt', via: 'inventorypartnerdomain', role: 'inventorypartnerdomain', root: rootDomain(partner) ?? partner, robots }, referrals);

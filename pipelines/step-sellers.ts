@@ -1,10 +1,11 @@
 /**
  * The sellers.json phase: every ad system named by a record kept in this snapshot, then the
  * intermediaries their files name, round by round; each file once a night (sellers-rounds.ts).
- * Stage 'sellers' of a sharded snapshot is round 0, stage 'intermediaries' the rounds after it.
+ * Which rounds a stage runs is the plan's (crawl-plan.ts): this step runs those it is given.
  */
-import type { CrawlRun } from './crawl-run.js';
-import { runSellersRounds, SELLERS_DEFAULTS } from './sellers-rounds.js';
+import { runSellersRounds, type SellersMode, type SellersRoundsSetup } from './sellers-rounds.js';
+
+export type { SellersMode } from './sellers-rounds.js';
 
 /**
  * sellers.json files read at once, at most, whatever the run's concurrency (docs/guide/operating.md):
@@ -13,22 +14,13 @@ import { runSellersRounds, SELLERS_DEFAULTS } from './sellers-rounds.js';
  */
 export const SELLERS_WIDTH = 16;
 
-export async function crawlSellers(run: CrawlRun): Promise<void> {
-  const { options } = run;
-  run.stats.phase = 'sellers';
-  const width = Math.max(1, Math.min(run.concurrency, SELLERS_WIDTH));
-  await runSellersRounds({
-    state: run.state,
-    referrals: run.referrals,
-    stats: run.stats,
-    stage: run.setup.stage,
-    owns: (host) => run.owns(host),
-    sellers: options.sellers !== false,
-    depth: options.sellersDepth ?? SELLERS_DEFAULTS.depth,
-    maxIntermediaries: options.maxIntermediaries ?? SELLERS_DEFAULTS.maxIntermediaries,
-    locations: run.sellersLocations,
-    runUnits: (list, work) => run.units('sellers', list, width, work),
-    checkpoint: () => run.checkpoint('sellers'),
-  });
-  await run.finish('sellers');
+/** What the sellers step reads and writes of the run: the rounds' setup, and how to end the phase. */
+export type SellersSlice = Omit<SellersRoundsSetup, 'rounds'> & {
+  /** Marks the phase done, with a checkpoint in the phase after it. */
+  finish: () => Promise<void>;
+};
+
+export async function crawlSellers(s: SellersSlice, rounds: SellersMode): Promise<void> {
+  await runSellersRounds({ ...s, rounds });
+  await s.finish();
 }

@@ -80,6 +80,13 @@ describe('incremental snapshots', () => {
       for (const row of same) expect(row, String(row.subject)).toMatchObject({ n2: row.n1, records: row.n1, same_body: true });
       const [robots] = await db.rows(`SELECT count(*) AS n FROM files WHERE snapshot_date = DATE '2026-11-22' AND file_kind = 'robots.txt' AND obtained = 'revalidated' AND status = 'ok'`);
       expect(robots!.n).toBeGreaterThan(10);
+      // One clock: every time this night recorded is on the --now clock (a week on), the
+      // requests' start times as the files' fetch times, never the real one.
+      const [times] = await db.rows(`SELECT min(epoch_ms(started_at)) AS first, max(epoch_ms(started_at)) AS last, (SELECT min(epoch_ms(fetched_at)) FROM files WHERE snapshot_date = DATE '2026-11-22' AND obtained = 'fetched') AS fetched FROM fetches WHERE snapshot_date = DATE '2026-11-22'`);
+      const week = night1.getTime() + 8 * DAY;
+      expect(Number(times!.first)).toBeGreaterThanOrEqual(week);
+      expect(Number(times!.last)).toBeLessThan(week + 600_000);
+      expect(Number(times!.fetched)).toBeGreaterThanOrEqual(week);
     } finally {
       db.close();
     }

@@ -13,6 +13,7 @@ import { isCalendarDate } from '../util/calendar-date.js';
 import { parseShard, type Shard } from '../util/shard.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { KNOB_FLAGS, resolveKnobs, type Knobs } from './crawl-knobs.js';
+import { crawlEnv } from './crawl-env.js';
 import { resolveDomainsList } from './list-knobs.js';
 import { checkOutDir } from './out-dir.js';
 import { isNamedList } from '../sources/named-lists/index.js';
@@ -127,6 +128,8 @@ export async function readCrawlFlags(argv: string[]): Promise<CrawlInvocation> {
     configFile: knobs.configFile,
     lock: knobs.lock,
     fetch: { ...fetch, ...(values['user-agent'] ? { userAgent: values['user-agent'] } : {}), ...knobs.fetch },
+    // The environment's tuning knobs and drills, read here and nowhere below (crawl-env.ts).
+    ...crawlEnv(process.env),
   };
   const intervalMs = intFlag('log-interval', values['log-interval'], DEFAULT_LOG_INTERVAL_SECONDS, 1, 86_400) * 1000;
   return { options, progress: { mode: progressMode, intervalMs }, notice: named.notice };

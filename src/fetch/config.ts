@@ -71,6 +71,11 @@ export interface FetchConfig {
   keepAliveTimeoutMs: number;
   /** Clock, injectable for tests. @default Date.now */
   now: () => number;
+  /**
+   * The run's clock, for the times rows record (`fetches.started_at`): a crawl's `--now` shifts
+   * it, so recorded times and freshness share one clock; waits, holds and caches keep `now`. @default now
+   */
+  recordNow: () => number;
   /** Sleep used for backoff and Retry-After waits, injectable for tests. @default timers/promises setTimeout */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Jitter source in [0, 1). @default Math.random */
@@ -179,6 +184,7 @@ export function resolveFetchConfig(o: FetchOptions = {}): FetchConfig {
     blockPrivateAddresses: o.blockPrivateAddresses ?? true,
     keepAliveTimeoutMs: int('keepAliveTimeoutMs', o.keepAliveTimeoutMs, 2000, 1),
     now: fn('now', o.now, Date.now),
+    recordNow: fn('recordNow', o.recordNow, fn('now', o.now, Date.now)),
     sleep: fn('sleep', o.sleep, (ms: number, signal?: AbortSignal) => delay(ms, undefined, signal === undefined ? undefined : { signal })),
     random: fn('random', o.random, Math.random),
   };

@@ -128,7 +128,7 @@ export class Fetcher {
 
   /** One chain: the composed policies, then the body of a 2xx answer. */
   private async chain<T>(req: FetchRequest, href: string, consume: BodyConsumer<T>): Promise<ChainResult<T>> {
-    const startedAt = new Date(this.config.now());
+    const startedAt = new Date(this.config.recordNow());
     const t0 = performance.now();
     const url = fetchableUrl(href);
     if (url === null) return chainResult({ req, url: href, host: null, startedAt, t0 }, null, failed('bad_url'));

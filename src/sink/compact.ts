@@ -39,15 +39,14 @@ export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
 };
 
 /**
- * DuckDB's memory limit for the steps of a commit (the compaction, the night summary):
- * `ADSNAP_COMMIT_MEMORY`, else 128MB. DuckDB spills past it, so a bigger night takes longer, not
- * more memory. Chosen from `npm run bench -- realweb` (docs/performance.md): at 100k sites the
- * process peaked at 474 MB with it (782 MB with 512MB), within the crawl's 500 MB target, and the
- * compaction took 13.6 s instead of about 7 s.
+ * DuckDB's memory limit for the steps of a commit (the compaction, the night summary), unless the
+ * crawl is given another (`CrawlOptions.commitMemory`; the CLI reads `ADSNAP_COMMIT_MEMORY`).
+ * DuckDB spills past it, so a bigger night takes longer, not more memory. Chosen from
+ * `npm run bench -- realweb` (docs/performance.md): at 100k sites the process peaked at 474 MB
+ * with it (782 MB with 512MB), within the crawl's 500 MB target, and the compaction took 13.6 s
+ * instead of about 7 s.
  */
-export function commitMemoryLimit(): string {
-  return process.env.ADSNAP_COMMIT_MEMORY ?? '128MB';
-}
+export const DEFAULT_COMMIT_MEMORY = '128MB';
 
 /**
  * Runs `step` under `limit`, and again under twice the limit while DuckDB runs out of memory (at
@@ -75,7 +74,7 @@ export interface CompactOptions {
   stagingDir: string;
   runId: string;
   snapshotDate: string;
-  /** DuckDB memory limit (it spills to the staging folder past it; its RSS runs ~1.5× over it). @default commitMemoryLimit() */
+  /** DuckDB memory limit (it spills to the staging folder past it; its RSS runs ~1.5× over it). @default DEFAULT_COMMIT_MEMORY */
   memoryLimit?: string;
   /** @default 2 */
   threads?: number;
@@ -86,7 +85,7 @@ export interface CompactOptions {
  * parts (one per table, empty tables included). Deterministic names: a redo overwrites.
  */
 export async function compactStaged(staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
-  return withMemoryRetry(o.memoryLimit ?? commitMemoryLimit(), (memoryLimit) => compactOnce(staged, o, memoryLimit), (next) =>
+  return withMemoryRetry(o.memoryLimit ?? DEFAULT_COMMIT_MEMORY, (memoryLimit) => compactOnce(staged, o, memoryLimit), (next) =>
     process.stderr.write(`adsnap: the compaction ran out of DuckDB memory; again with ${next} (ADSNAP_COMMIT_MEMORY sets the first limit)\n`),
   );
 }

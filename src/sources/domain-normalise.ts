@@ -6,14 +6,17 @@
 import { getDomain } from 'tldts';
 import { isValidDnsName, rootDomain, toAsciiHost } from '../util/domain.js';
 
-export type MalformedReason =
-  | 'empty' // no value in the domain field
-  | 'bad_url' // looks like a URL but does not parse
-  | 'ip_address' // an IPv4/IPv6 literal: no domain to crawl
-  | 'localhost'
-  | 'invalid_name' // not an RFC 1123 host name (after IDN → punycode)
-  | 'public_suffix' // a bare public suffix (`co.uk`, `github.io`): no registrable domain
-  | 'no_domain_field'; // a CSV row without the domain column
+/** Why a list value is not a crawlable site: a stable reason, counted in the manifest's `list.malformedByReason`. */
+export const MALFORMED_REASONS = [
+  'empty', // no value in the domain field
+  'bad_url', // looks like a URL but does not parse
+  'ip_address', // an IPv4/IPv6 literal: no domain to crawl
+  'localhost',
+  'invalid_name', // not an RFC 1123 host name (after IDN → punycode)
+  'public_suffix', // a bare public suffix (`co.uk`, `github.io`): no registrable domain
+  'no_domain_field', // a CSV row without the domain column
+] as const;
+export type MalformedReason = (typeof MALFORMED_REASONS)[number];
 
 export type NormalisedDomain = { ok: true; root: string; host: string } | { ok: false; reason: MalformedReason };
 
