@@ -1,0 +1,98 @@
+/**
+ * `adsnap verify`'s run: the night chosen in the roots, its lookups built, the requests judged by
+ * DuckDB into a Parquet file in a private temporary folder (the query's one pass over the input,
+ * which may be stdin), the summary counted from it, then the file written in the format asked.
+ * DuckDB's memory is capped and it spills to that folder, so 10 million lines fit in bounded memory.
+ */
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openSnapshotDb, sqlString, type SnapshotDb } from '../sql/snapshot-db.js';
+import { UsageError } from '../cli/usage-error.js';
+import { setupStatements } from './request-sql.js';
+import { verifyQuery } from './query.js';
+
+export const VERIFY_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
+export type VerifyFormat = (typeof VERIFY_FORMATS)[number];
+
+export interface VerifyOptions {
+  roots: readonly string[];
+  /** A JSON Lines file, or '-' for stdin. */
+  requests: string;
+  /** YYYY-MM-DD, or 'latest' (the default). */
+  night?: string;
+  format: VerifyFormat;
+  /** The output file; null for stdout. */
+  out: string | null;
+  /** DuckDB's memory_limit. @default '512MB' */
+  memoryLimit?: string;
+}
+
+export interface VerifySummary {
+  night: string;
+  lines: number;
+  /** Rows per authorization value. */
+  verdicts: Record<string, number>;
+  /** Rows per error code. */
+  errors: Record<string, number>;
+  schain: { valid: number; invalid: number; unknown: number; absent: number };
+}
+
+/** The nights the roots hold, oldest first. */
+async function nightsOf(db: SnapshotDb): Promise<string[]> {
+  const rows = await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM files ORDER BY d`);
+  return rows.map((r) => String(r.d));
+}
+
+/** The night asked for, or a UsageError (exit 2) naming the nights the roots hold. */
+export async function chooseNight(db: SnapshotDb, asked: string | undefined): Promise<string> {
+  const nights = await nightsOf(db);
+  if (nights.length === 0) throw new UsageError('the roots hold no night');
+  if (asked === undefined || asked === 'latest') return nights[nights.length - 1]!;
+  if (!nights.includes(asked)) throw new UsageError(`--night ${asked}: the roots hold ${nights.length === 1 ? 'only' : ''} ${nights.join(', ')}`.replace('  ', ' '));
+  return asked;
+}
+
+export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
+  const db = await openSnapshotDb(o.roots);
+  const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
+  try {
+    const night = await chooseNight(db, o.night);
+    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
+    await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
+    await db.connection.run('SET preserve_insertion_order = true');
+    for (const s of setupStatements(night)) await db.connection.run(s);
+    const judged = path.join(work, 'verified.parquet');
+    const source = o.requests === '-' ? '/dev/stdin' : o.requests;
+    await db.connection.run(`COPY (${verifyQuery(source)}) TO ${sqlString(judged)} (FORMAT parquet, COMPRESSION zstd)`);
+    const summary = await summarize(db, judged, night);
+    await writeOutput(db, judged, o);
+    return summary;
+  } finally {
+    db.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function summarize(db: SnapshotDb, judged: string, night: string): Promise<VerifySummary> {
+  const f = sqlString(judged);
+  const counts = await db.rows(`SELECT coalesce(error, '') AS error, coalesce("authorization", '') AS verdict,
+      CASE WHEN schain_valid THEN 'valid' WHEN NOT schain_valid THEN 'invalid' WHEN schain_complete IS NOT NULL OR len(schain_issues) > 0 THEN 'unknown' ELSE 'absent' END AS schain,
+      count(*) AS n FROM read_parquet(${f}) GROUP BY ALL`);
+  const s: VerifySummary = { night, lines: 0, verdicts: {}, errors: {}, schain: { valid: 0, invalid: 0, unknown: 0, absent: 0 } };
+  for (const r of counts) {
+    const n = Number(r.n);
+    s.lines += n;
+    if (r.error) s.errors[String(r.error)] = (s.errors[String(r.error)] ?? 0) + n;
+    else s.verdicts[String(r.verdict)] = (s.verdicts[String(r.verdict)] ?? 0) + n;
+    if (!r.error) s.schain[r.schain as keyof VerifySummary['schain']] += n;
+  }
+  return s;
+}
+
+async function writeOutput(db: SnapshotDb, judged: string, o: VerifyOptions): Promise<void> {
+  if (o.format === 'parquet' && o.out !== null) return copyFile(judged, o.out);
+  const target = sqlString(o.out ?? '/dev/stdout');
+  const options = o.format === 'csv' ? 'FORMAT csv, HEADER true' : o.format === 'parquet' ? 'FORMAT parquet' : 'FORMAT json';
+  await db.connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(judged)})) TO ${target} (${options})`);
+}
