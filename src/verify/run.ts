@@ -4,7 +4,9 @@
  * which may be stdin), the summary counted from it, then the file written in the format asked.
  * DuckDB's memory is capped and it spills to that folder, so 10 million lines fit in bounded memory.
  */
+import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSnapshotDb, sqlString, type SnapshotDb } from '../sql/snapshot-db.js';
@@ -63,7 +65,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
     await db.connection.run('SET preserve_insertion_order = true');
     for (const s of setupStatements(night)) await db.connection.run(s);
     const judged = path.join(work, 'verified.parquet');
-    const source = o.requests === '-' ? '/dev/stdin' : o.requests;
+    const source = o.requests === '-' ? await saveStdin(work) : o.requests;
     await db.connection.run(`COPY (${verifyQuery(source)}) TO ${sqlString(judged)} (FORMAT parquet, COMPRESSION zstd)`);
     const summary = await summarize(db, judged, night);
     await writeOutput(db, judged, o);
@@ -90,9 +92,21 @@ async function summarize(db: SnapshotDb, judged: string, night: string): Promise
   return s;
 }
 
+/**
+ * stdin copied to a file in the private folder, bytes only: DuckDB cannot open /dev/stdin when it
+ * is a socket (a spawned child's), and the query may read its source more than once.
+ */
+async function saveStdin(work: string): Promise<string> {
+  const file = path.join(work, 'stdin.jsonl');
+  await pipeline(process.stdin, createWriteStream(file));
+  return file;
+}
+
+/** The judged rows in the format asked, to --out or to stdout (a file streamed, bytes only). */
 async function writeOutput(db: SnapshotDb, judged: string, o: VerifyOptions): Promise<void> {
   if (o.format === 'parquet' && o.out !== null) return copyFile(judged, o.out);
-  const target = sqlString(o.out ?? '/dev/stdout');
-  const options = o.format === 'csv' ? 'FORMAT csv, HEADER true' : o.format === 'parquet' ? 'FORMAT parquet' : 'FORMAT json';
-  await db.connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(judged)})) TO ${target} (${options})`);
+  const target = o.out ?? path.join(path.dirname(judged), `verified.${o.format}`);
+  const options = o.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT json';
+  await db.connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(judged)})) TO ${sqlString(target)} (${options})`);
+  if (o.out === null) await pipeline(createReadStream(target), process.stdout, { end: false });
 }
