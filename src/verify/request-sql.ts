@@ -29,6 +29,11 @@ export function setupStatements(night: string): string[] {
        SELECT bundle_id AS id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND bundle_id IS NOT NULL
        UNION ALL SELECT store_id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND store_id IS NOT NULL) GROUP BY id`,
     `CREATE TEMP TABLE auth_sites AS SELECT subject FROM auth_files WHERE file_kind = 'ads.txt'`,
+    // A request's domain as adsnap_host reads it, its regular expressions only for a value that is
+    // not a plain lower-case host already (the common case costs a lower() and an rtrim()).
+    `CREATE OR REPLACE TEMP MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
+       WHEN strpos(s, '/') = 0 AND strpos(s, ':') = 0 AND strpos(s, ' ') = 0 AND strpos(s, '?') = 0 AND strpos(s, '#') = 0 AND strpos(s, chr(9)) = 0
+       THEN nullif(rtrim(lower(s), '.'), '') ELSE adsnap_host(s) END`,
   ];
 }
 
@@ -47,32 +52,41 @@ const FIELDS = ['$.id', '$.site.domain', '$.site.publisher.id', '$.site.inventor
 function requestsCte(source: string): string {
   return `raw AS (
   SELECT row_number() OVER () AS line_no, line AS text
-  FROM read_csv(${sqlString(source)}, columns = {'line': 'VARCHAR'}, delim = '\x01\x02', quote = '', escape = '', header = false,
-                auto_detect = false, strict_mode = false, null_padding = true, max_line_size = 16777216)
-), parsed AS (
-  SELECT line_no,
+  FROM read_csv(${sqlString(source)}, columns = {'line': 'VARCHAR'}, delim = '\x01', quote = '', escape = '', header = false,
+                auto_detect = false, strict_mode = false, null_padding = true)
+), checked_lines AS (
+  SELECT line_no, text,
          CASE WHEN text IS NULL OR trim(text) = '' THEN 'empty_line' WHEN NOT json_valid(text) THEN 'not_json'
-              WHEN json_type(text) <> 'OBJECT' THEN 'not_an_object' END AS pre_error,
+              WHEN json_type(text) <> 'OBJECT' THEN 'not_an_object' END AS pre_error
+  FROM raw
+), parsed AS (
+  -- Each JSON function once per line: a lateral alias would be expanded at every use.
+  SELECT line_no, pre_error,
          CASE WHEN pre_error IS NULL THEN json_extract_string(text, ${listOf(FIELDS)}) END AS f,
          CASE WHEN pre_error IS NULL THEN json_type(text, ['$.site', '$.app']) END AS t,
-         CASE WHEN pre_error IS NULL THEN coalesce(json_extract(text, '$.source.schain'), json_extract(text, '$.source.ext.schain'), json_extract(text, '$.ext.schain')) END AS schain
-  FROM raw
+         CASE WHEN pre_error IS NULL THEN json_extract(text, ['$.source.schain', '$.source.ext.schain', '$.ext.schain']) END AS sc
+  FROM checked_lines
+), chains AS (
+  SELECT line_no, pre_error, f, t, coalesce(sc[1], sc[2], sc[3]) AS schain FROM parsed
+), fields AS (
+  SELECT line_no, pre_error, f, t, schain IS NOT NULL AND json_type(schain) <> 'NULL' AS has_schain,
+         TRY_CAST(json_extract(schain, '$.complete') AS INTEGER) AS complete,
+         TRY_CAST(json_extract(schain, '$.nodes') AS ${NODES}) AS nodes
+  FROM chains
 ), req AS (
   SELECT line_no, f[1] AS id,
          CASE WHEN pre_error IS NOT NULL THEN pre_error
               WHEN t[1] = 'OBJECT' AND t[2] = 'OBJECT' THEN 'site_and_app'
               WHEN t[1] IS DISTINCT FROM 'OBJECT' AND t[2] IS DISTINCT FROM 'OBJECT' THEN 'no_site_or_app'
-              WHEN t[1] = 'OBJECT' AND adsnap_host(f[2]) IS NULL THEN 'no_site_domain'
+              WHEN t[1] = 'OBJECT' AND nullif(trim(f[2]), '') IS NULL THEN 'no_site_domain'
               WHEN t[2] = 'OBJECT' AND nullif(trim(f[5]), '') IS NULL AND nullif(trim(f[6]), '') IS NULL THEN 'no_app_id' END AS error,
          CASE WHEN t[1] = 'OBJECT' THEN 'site' WHEN t[2] = 'OBJECT' THEN 'app' END AS kind,
-         adsnap_host(f[2]) AS host, nullif(trim(f[6]), '') AS storeurl, nullif(trim(f[5]), '') AS bundle,
-         adsnap_host(CASE WHEN t[1] = 'OBJECT' THEN f[4] ELSE f[8] END) AS partner,
-         schain IS NOT NULL AND json_type(schain) <> 'NULL' AS has_schain,
-         TRY_CAST(json_extract(schain, '$.complete') AS INTEGER) AS complete,
-         TRY_CAST(json_extract(schain, '$.nodes') AS ${NODES}) AS nodes,
-         adsnap_host(coalesce(f[9], nodes[-1].asi)) AS ad_system,
+         req_host(f[2]) AS host, nullif(trim(f[6]), '') AS storeurl, nullif(trim(f[5]), '') AS bundle,
+         req_host(CASE WHEN t[1] = 'OBJECT' THEN f[4] ELSE f[8] END) AS partner,
+         has_schain, complete, nodes,
+         req_host(coalesce(f[9], nodes[-1].asi)) AS ad_system,
          coalesce(nullif(CASE WHEN t[1] = 'OBJECT' THEN f[3] ELSE f[7] END, ''), nodes[-1].sid) AS seller_id
-  FROM parsed
+  FROM fields
 )`;
 }
 
@@ -96,6 +110,9 @@ function subjectCte(): string {
   const p1 = parent('r.host');
   const p2 = parent(p1);
   const p3 = parent(p2);
+  // Join keys are NULL where a join does not apply: a condition on one side only would make
+  // DuckDB fall back from a hash join to a nested-loop join.
+  const ifSite = (e: string) => `CASE WHEN r.kind = 'site' THEN ${e} END`;
   return `located AS (
   SELECT r.*,
          CASE WHEN r.kind = 'site' THEN coalesce(s0.subject, s1.subject, s2.subject, s3.subject) ELSE coalesce(au.subject, ai.subject) END AS subject,
@@ -103,12 +120,12 @@ function subjectCte(): string {
               ELSE au.store_url IS NOT NULL OR ai.id IS NOT NULL END AS in_snapshot,
          CASE WHEN r.kind = 'site' THEN 'ads.txt' ELSE 'app-ads.txt' END AS file_kind
   FROM req r
-  LEFT JOIN auth_sites s0 ON r.kind = 'site' AND s0.subject = r.host
-  LEFT JOIN auth_sites s1 ON r.kind = 'site' AND s1.subject = ${p1}
-  LEFT JOIN auth_sites s2 ON r.kind = 'site' AND s2.subject = ${p2}
-  LEFT JOIN auth_sites s3 ON r.kind = 'site' AND s3.subject = ${p3}
-  LEFT JOIN auth_app_urls au ON r.kind = 'app' AND au.store_url = r.storeurl
-  LEFT JOIN auth_app_ids ai ON r.kind = 'app' AND au.store_url IS NULL AND ai.id = r.bundle
+  LEFT JOIN auth_sites s0 ON s0.subject = ${ifSite('r.host')}
+  LEFT JOIN auth_sites s1 ON s1.subject = ${ifSite(p1)}
+  LEFT JOIN auth_sites s2 ON s2.subject = ${ifSite(p2)}
+  LEFT JOIN auth_sites s3 ON s3.subject = ${ifSite(p3)}
+  LEFT JOIN auth_app_urls au ON au.store_url = CASE WHEN r.kind = 'app' THEN r.storeurl END
+  LEFT JOIN auth_app_ids ai ON ai.id = CASE WHEN r.kind = 'app' AND au.store_url IS NULL THEN r.bundle END
 )`;
 }
 
@@ -128,11 +145,11 @@ function judgedCte(): string {
   FROM located l
   LEFT JOIN auth_files ff ON ff.subject = l.subject AND ff.file_kind = l.file_kind
   LEFT JOIN auth_records re ON ${pair('re', 'l.subject', 'l.file_kind', 're.seller_id = l.seller_id')}
-  LEFT JOIN auth_folded rf ON re.seller_id IS NULL AND ${pair('rf', 'l.subject', 'l.file_kind', 'rf.seller_key = adsnap_seller_key(l.seller_id)')}
+  LEFT JOIN auth_folded rf ON ${pair('rf', 'l.subject', 'l.file_kind', 'rf.seller_key = CASE WHEN re.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
   LEFT JOIN auth_partners pd ON pd.subject = l.subject AND pd.file_kind = l.file_kind AND pd.partner = l.partner
   LEFT JOIN auth_files pf ON pf.subject = l.partner AND pf.file_kind = 'ads.txt'
   LEFT JOIN auth_records pe ON ${pair('pe', 'l.partner', "'ads.txt'", 'pe.seller_id = l.seller_id')}
-  LEFT JOIN auth_folded pk ON pe.seller_id IS NULL AND ${pair('pk', 'l.partner', "'ads.txt'", 'pk.seller_key = adsnap_seller_key(l.seller_id)')}
+  LEFT JOIN auth_folded pk ON ${pair('pk', 'l.partner', "'ads.txt'", 'pk.seller_key = CASE WHEN pe.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
 )`;
 }
 

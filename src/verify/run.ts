@@ -12,7 +12,8 @@ import path from 'node:path';
 import { openSnapshotDb, sqlString, type SnapshotDb } from '../sql/snapshot-db.js';
 import { UsageError } from '../cli/usage-error.js';
 import { setupStatements } from './request-sql.js';
-import { verifyQuery } from './query.js';
+import { judgedQuery, outputQuery } from './query.js';
+import { nodesQuery } from './schain-sql.js';
 
 export const VERIFY_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
 export type VerifyFormat = (typeof VERIFY_FORMATS)[number];
@@ -66,7 +67,11 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
     for (const s of setupStatements(night)) await db.connection.run(s);
     const judged = path.join(work, 'verified.parquet');
     const source = o.requests === '-' ? await saveStdin(work) : o.requests;
-    await db.connection.run(`COPY (${verifyQuery(source)}) TO ${sqlString(judged)} (FORMAT parquet, COMPRESSION zstd)`);
+    // Stages 1 and 2 into a database file of the private folder, evicted to disk under the memory cap.
+    await db.connection.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
+    await db.connection.run(`CREATE TABLE w.judged AS ${judgedQuery(source)}`);
+    await db.connection.run(`CREATE TABLE w.nodes AS ${nodesQuery('w.judged')}`);
+    await db.connection.run(`COPY (${outputQuery('w.judged', 'w.nodes')}) TO ${sqlString(judged)} (FORMAT parquet, COMPRESSION zstd)`);
     const summary = await summarize(db, judged, night);
     await writeOutput(db, judged, o);
     return summary;

@@ -20,15 +20,23 @@
 /** Codes that make schain_valid false. */
 export const SCHAIN_INVALID_CODES = ['schain_malformed', 'no_payment_node', 'node_seller_not_found', 'chain_break', 'first_node_not_publisher', 'first_node_not_direct'] as const;
 
-/** Every request row once per node (once with idx NULL when it has none), each node with its sellers.json entry. */
-export function nodesCte(): string {
-  return `expanded AS (
-  SELECT j AS r, j.line_no, unnest(CASE WHEN len(j.nodes) > 0 THEN range(1, len(j.nodes) + 1) ELSE [NULL] END) AS idx
-  FROM judged j
+/**
+ * One row per request with a SupplyChain (read from the table `judged`): its nodes as written,
+ * each with its sellers.json entry, and the node-level findings as flags. Each node knows the asi
+ * of the hp=1 node before it and the position of the first hp=1 node, computed from the list
+ * before it is unnested, so that one GROUP BY of small rows puts them back together.
+ */
+export function nodesQuery(judged: string): string {
+  return `WITH expanded AS (
+  SELECT line_no, complete, nodes, unnest(range(1, len(nodes) + 1)) AS idx,
+         coalesce(list_position(list_transform(nodes, x -> x.hp = 1), true), 0) AS first_hp1
+  FROM ${judged} WHERE error IS NULL AND len(nodes) > 0
 ), node_keys AS (
-  SELECT r, line_no, idx, adsnap_host(r.nodes[idx].asi) AS asi, r.nodes[idx].sid AS sid, r.nodes[idx].hp AS hp FROM expanded
+  SELECT line_no, complete, idx, first_hp1, req_host(nodes[idx].asi) AS asi, nodes[idx].sid AS sid, nodes[idx].hp AS hp,
+         req_host(list_filter(nodes[1:idx - 1], x -> x.hp = 1)[-1].asi) AS prev_asi
+  FROM expanded
 ), noded AS (
-  SELECT k.r, k.line_no, k.idx, k.asi, k.sid, k.hp,
+  SELECT k.*,
          CASE WHEN rd.ad_system_domain IS NOT NULL THEN coalesce(se.seller_id, sk.seller_id) IS NOT NULL END AS found,
          coalesce(se.seller_type, sk.seller_type) AS seller_type, coalesce(se.name, sk.name) AS name,
          coalesce(se.domain, sk.domain) AS domain, coalesce(se.domain_host, sk.domain_host) AS domain_host,
@@ -36,36 +44,30 @@ export function nodesCte(): string {
   FROM node_keys k
   LEFT JOIN auth_readable rd ON rd.ad_system_domain = k.asi
   LEFT JOIN auth_sellers se ON se.ad_system_domain = k.asi AND se.seller_id = k.sid
-  LEFT JOIN auth_sellers_folded sk ON se.seller_id IS NULL AND sk.ad_system_domain = k.asi AND sk.seller_key = adsnap_seller_key(k.sid)
-), grouped AS (
-  SELECT line_no, any_value(r) AS r,
-         list({'asi': asi, 'sid': sid, 'hp': hp, 'found': found, 'seller_type': seller_type, 'name': name, 'domain': domain,
-               'is_passthrough': is_passthrough, 'domain_host': domain_host} ORDER BY idx) FILTER (WHERE idx IS NOT NULL) AS ns
-  FROM noded GROUP BY line_no
-), chained AS (
-  SELECT g.*, list_filter(coalesce(g.ns, []), n -> n.hp = 1) AS hp1,
-         g.r.reason IN ('partner_seller_listed', 'partner_seller_not_listed') AS via_partner
-  FROM grouped g
-), checked AS (
-  SELECT c.*, fd.relationship AS first_rel,
-         CASE WHEN c.via_partner THEN c.r.partner_valid ELSE c.r.file_valid END AS check_valid
-  FROM chained c
-  LEFT JOIN auth_folded fd ON len(c.hp1) > 0
-        AND fd.subject = CASE WHEN c.via_partner THEN c.r.partner ELSE c.r.subject END
-        AND fd.file_kind = CASE WHEN c.via_partner THEN 'ads.txt' ELSE c.r.file_kind END
-        AND fd.ad_system_domain = c.hp1[1].asi AND fd.seller_key = adsnap_seller_key(c.hp1[1].sid)
-)`;
+  LEFT JOIN auth_sellers_folded sk ON sk.ad_system_domain = k.asi AND sk.seller_key = CASE WHEN se.seller_id IS NULL THEN adsnap_seller_key(k.sid) END
+)
+SELECT line_no,
+       list({'asi': asi, 'sid': sid, 'hp': hp, 'found': found, 'seller_type': seller_type, 'name': name, 'domain': domain,
+             'is_passthrough': is_passthrough} ORDER BY idx) AS schain_nodes,
+       bool_or(hp = 1) AS any_hp1,
+       bool_or(hp = 1 AND NOT found) AS not_found,
+       bool_or(hp = 1 AND found IS NULL) AS missing,
+       bool_or(hp = 1 AND idx > first_hp1 AND found AND domain_host IS DISTINCT FROM prev_asi) AS chain_break,
+       bool_or(idx = first_hp1 AND complete IN (1, 2) AND found AND seller_type NOT IN ('PUBLISHER', 'BOTH')) AS not_publisher,
+       max(CASE WHEN idx = first_hp1 THEN asi END) AS first_asi, max(CASE WHEN idx = first_hp1 THEN sid END) AS first_sid
+FROM noded GROUP BY line_no`;
 }
 
-/** The issue codes of one checked row (columns of `checked`), in the order of the list above. */
+/** The issue codes of a request (columns of judged, of nodesQuery and first_rel, the first hp=1 node's record), in the order above. */
 export function issuesExpr(): string {
-  return `CASE WHEN r.has_schain THEN list_filter([
-    CASE WHEN r.nodes IS NULL OR len(r.nodes) = 0 OR len(list_filter(r.nodes, n -> n.asi IS NULL OR n.sid IS NULL OR n.hp IS NULL OR n.hp NOT IN (0, 1))) > 0 THEN 'schain_malformed' END,
-    CASE WHEN len(hp1) = 0 THEN 'no_payment_node' END,
-    CASE WHEN len(list_filter(hp1, n -> NOT n.found)) > 0 THEN 'node_seller_not_found' END,
-    CASE WHEN len(list_filter(range(2, len(hp1) + 1), i -> hp1[i].found AND hp1[i].domain_host IS DISTINCT FROM hp1[i - 1].asi)) > 0 THEN 'chain_break' END,
-    CASE WHEN r.complete IN (1, 2) AND hp1[1].found AND hp1[1].seller_type NOT IN ('PUBLISHER', 'BOTH') THEN 'first_node_not_publisher' END,
-    CASE WHEN check_valid AND len(hp1) > 0 AND first_rel IS DISTINCT FROM 'DIRECT' THEN 'first_node_not_direct' END,
-    CASE WHEN len(list_filter(hp1, n -> n.found IS NULL)) > 0 THEN 'sellers_json_missing' END
+  return `CASE WHEN has_schain THEN list_filter([
+    CASE WHEN nodes IS NULL OR len(nodes) = 0 OR len(list_filter(nodes, x -> x.asi IS NULL OR x.sid IS NULL OR x.hp IS NULL OR x.hp NOT IN (0, 1))) > 0 THEN 'schain_malformed' END,
+    CASE WHEN NOT coalesce(any_hp1, false) THEN 'no_payment_node' END,
+    CASE WHEN not_found THEN 'node_seller_not_found' END,
+    CASE WHEN chain_break THEN 'chain_break' END,
+    CASE WHEN not_publisher THEN 'first_node_not_publisher' END,
+    CASE WHEN any_hp1 AND CASE WHEN reason IN ('partner_seller_listed', 'partner_seller_not_listed') THEN partner_valid ELSE file_valid END
+              AND first_rel IS DISTINCT FROM 'DIRECT' THEN 'first_node_not_direct' END,
+    CASE WHEN missing THEN 'sellers_json_missing' END
   ], x -> x IS NOT NULL) END`;
 }

@@ -62,13 +62,16 @@ export const command: Command = {
     if (values.night !== undefined && values.night !== 'latest' && !isCalendarDate(values.night)) throw new UsageError(`--night must be YYYY-MM-DD or latest, got '${values.night}'`);
     if (values.out !== undefined && isDirectoryPath(values.out)) throw new UsageError(`--out ${values.out} is a directory, not a file`);
     let summary: VerifySummary;
+    const t0 = performance.now();
     try {
       summary = await runVerify({ roots: positionals, requests: values.requests, night: values.night, format, out: values.out ?? null });
     } catch (err) {
       process.stderr.write(`adsnap verify: ${visibleLines((err as Error).message)}\n`);
       return exitStatusOf(err);
     }
-    process.stderr.write(summaryText(summary));
+    const ru = process.resourceUsage();
+    const took = `${((performance.now() - t0) / 1000).toFixed(1)} s (CPU ${((ru.userCPUTime + ru.systemCPUTime) / 1e6).toFixed(1)} s), peak RSS ${Math.round(ru.maxRSS / 1024)} MB`;
+    process.stderr.write(`${summaryText(summary)}  in ${took}\n`);
     return 0;
   },
 };
@@ -105,5 +108,5 @@ function isDirectoryPath(p: string): boolean {
 function summaryText(s: VerifySummary): string {
   const part = (counts: Record<string, number>) => Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
   const errors = Object.values(s.errors).reduce((a, b) => a + b, 0);
-  return `adsnap verify: ${s.lines} lines against ${s.night}: ${part(s.verdicts)}; ${errors} bad lines${errors ? ` (${part(s.errors)})` : ''}; SupplyChain valid ${s.schain.valid}, invalid ${s.schain.invalid}, unknown ${s.schain.unknown}, absent ${s.schain.absent}\n`;
+  return `adsnap verify: ${s.lines} lines against ${s.night}: ${part(s.verdicts)}; ${errors} bad lines${errors ? ` (${part(s.errors)})` : ''}; SupplyChain valid ${s.schain.valid}, invalid ${s.schain.invalid}, unknown ${s.schain.unknown}, absent ${s.schain.absent}`;
 }
