@@ -10,7 +10,6 @@ import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSnapshotDb, sqlString, type SnapshotDb } from '../sql/snapshot-db.js';
-import { UsageError } from '../cli/usage-error.js';
 import { setupStatements } from './request-sql.js';
 import { judgedQuery, outputQuery } from './query.js';
 import { nodesQuery } from './schain-sql.js';
@@ -41,18 +40,27 @@ export interface VerifySummary {
   schain: { valid: number; invalid: number; unknown: number; absent: number };
 }
 
+/** A night the roots do not hold: a usage error (exit 2; code 'USAGE', src/cli/exit-codes.ts), nothing written. */
+export class NightNotHeldError extends Error {
+  readonly code = 'USAGE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'NightNotHeldError';
+  }
+}
+
 /** The nights the roots hold, oldest first. */
 async function nightsOf(db: SnapshotDb): Promise<string[]> {
   const rows = await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM files ORDER BY d`);
   return rows.map((r) => String(r.d));
 }
 
-/** The night asked for, or a UsageError (exit 2) naming the nights the roots hold. */
+/** The night asked for, or a NightNotHeldError naming the nights the roots hold. */
 export async function chooseNight(db: SnapshotDb, asked: string | undefined): Promise<string> {
   const nights = await nightsOf(db);
-  if (nights.length === 0) throw new UsageError('the roots hold no night');
+  if (nights.length === 0) throw new NightNotHeldError('the roots hold no night');
   if (asked === undefined || asked === 'latest') return nights[nights.length - 1]!;
-  if (!nights.includes(asked)) throw new UsageError(`--night ${asked}: the roots hold ${nights.length === 1 ? 'only' : ''} ${nights.join(', ')}`.replace('  ', ' '));
+  if (!nights.includes(asked)) throw new NightNotHeldError(`--night ${asked}: the roots hold ${nights.length === 1 ? 'only' : ''} ${nights.join(', ')}`.replace('  ', ' '));
   return asked;
 }
 
