@@ -33,9 +33,9 @@ function schainColumns(): string {
        CASE WHEN j.error IS NULL THEN j.schain_nodes END AS schain_nodes`;
 }
 
-/** Stage 1: the requests read from `source` (a path) and judged, one row per line. */
-export function judgedQuery(source: string): string {
-  return `WITH ${requestsCte(source)},
+/** Stage 1: the requests of the table `lines` (request-sql.ts linesQuery) judged, one row per line. */
+export function judgedQuery(lines: string): string {
+  return `WITH ${requestsCte(lines)},
 ${subjectCte()},
 ${judgedCte()}
 SELECT * FROM judged`;

@@ -3,9 +3,9 @@
  * DuckDB against one night's lookups (the adsnap_auth_* macros of sql/views.sql, materialized as
  * temp tables by setupStatements). Nothing here runs per line in JavaScript.
  *
- * Reading: each physical line is one VARCHAR (a CSV reader with a delimiter no JSON text holds,
- * no quoting), numbered by row_number() OVER (), which DuckDB computes in scan order; a blank
- * line is a NULL row, so line numbers stay those of the file.
+ * Reading (linesQuery): each physical line is one VARCHAR (a CSV reader with a delimiter no valid
+ * JSON text holds, no quoting; a blank line is a NULL row), stored in input order into a table
+ * whose rowid is then the line number: row_number() OVER () would hold every line in memory.
  */
 import { sqlString } from '../sql/snapshot-db.js';
 
@@ -37,6 +37,12 @@ export function setupStatements(night: string): string[] {
   ];
 }
 
+/** The lines of `source` (a path), one VARCHAR each, in input order: CREATE TABLE … AS this. */
+export function linesQuery(source: string): string {
+  return `SELECT line FROM read_csv(${sqlString(source)}, columns = {'line': 'VARCHAR'}, delim = '\x01', quote = '', escape = '',
+    header = false, auto_detect = false, strict_mode = false, null_padding = true)`;
+}
+
 /** The type a SupplyChain's nodes are read as; a node that does not fit makes the chain malformed. */
 const NODES = 'STRUCT(asi VARCHAR, sid VARCHAR, hp INTEGER)[]';
 
@@ -49,11 +55,9 @@ const FIELDS = ['$.id', '$.site.domain', '$.site.publisher.id', '$.site.inventor
  * Request"). The ad system is `ad_system`, else the last node's asi; the seller id
  * publisher.id, else the last node's sid.
  */
-function requestsCte(source: string): string {
+function requestsCte(lines: string): string {
   return `raw AS (
-  SELECT row_number() OVER () AS line_no, line AS text
-  FROM read_csv(${sqlString(source)}, columns = {'line': 'VARCHAR'}, delim = '\x01', quote = '', escape = '', header = false,
-                auto_detect = false, strict_mode = false, null_padding = true)
+  SELECT rowid + 1 AS line_no, line AS text FROM ${lines}
 ), checked_lines AS (
   SELECT line_no, text,
          CASE WHEN text IS NULL OR trim(text) = '' THEN 'empty_line' WHEN NOT json_valid(text) THEN 'not_json'

@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSnapshotDb, sqlString, type SnapshotDb } from '../sql/snapshot-db.js';
-import { setupStatements } from './request-sql.js';
+import { linesQuery, setupStatements } from './request-sql.js';
 import { judgedQuery, outputQuery } from './query.js';
 import { nodesQuery } from './schain-sql.js';
 
@@ -75,11 +75,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
     for (const s of setupStatements(night)) await db.connection.run(s);
     const judged = path.join(work, 'verified.parquet');
     const source = o.requests === '-' ? await saveStdin(work) : o.requests;
-    // Stages 1 and 2 into a database file of the private folder, evicted to disk under the memory cap.
-    await db.connection.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
-    await db.connection.run(`CREATE TABLE w.judged AS ${judgedQuery(source)}`);
-    await db.connection.run(`CREATE TABLE w.nodes AS ${nodesQuery('w.judged')}`);
-    await db.connection.run(`COPY (${outputQuery('w.judged', 'w.nodes')}) TO ${sqlString(judged)} (FORMAT parquet, COMPRESSION zstd)`);
+    await judgeInBatches(db, source, work, judged);
     const summary = await summarize(db, judged, night);
     await writeOutput(db, judged, o);
     return summary;
@@ -87,6 +83,32 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
     db.close();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Lines per batch of stages 2 and 3: their GROUP BY and sort hold one batch, not the whole input. */
+const BATCH_LINES = 500_000;
+
+/**
+ * Stage 1 (the lines, then the judged requests) into a database file of the private folder,
+ * evicted to disk under the memory cap; stages 2 and 3 per batch of lines (a range of line_no,
+ * which the table holds in order, so each batch reads only its own row groups), each batch one
+ * Parquet part; the parts, read in order, are `judged`.
+ */
+async function judgeInBatches(db: SnapshotDb, source: string, work: string, judged: string): Promise<void> {
+  const con = db.connection;
+  await con.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
+  await con.run(`CREATE TABLE w.lines AS ${linesQuery(source)}`);
+  await con.run(`CREATE TABLE w.judged AS ${judgedQuery('w.lines')}`);
+  const total = Number((await db.rows('SELECT count(*) AS n FROM w.judged'))[0]!.n);
+  const parts: string[] = [];
+  for (let first = 1; first <= Math.max(total, 1); first += BATCH_LINES) {
+    const batch = `(SELECT * FROM w.judged WHERE line_no BETWEEN ${first} AND ${first + BATCH_LINES - 1})`;
+    const part = path.join(work, `part-${parts.length}.parquet`);
+    await con.run(`COPY (${outputQuery(batch, `(${nodesQuery(batch)})`)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
+    parts.push(part);
+  }
+  await con.run(`COPY (SELECT * FROM read_parquet([${parts.map(sqlString).join(', ')}])) TO ${sqlString(judged)} (FORMAT parquet, COMPRESSION zstd)`);
+  await con.run('DETACH w');
 }
 
 async function summarize(db: SnapshotDb, judged: string, night: string): Promise<VerifySummary> {

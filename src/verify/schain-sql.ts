@@ -30,7 +30,7 @@ export function nodesQuery(judged: string): string {
   return `WITH expanded AS (
   SELECT line_no, complete, nodes, unnest(range(1, len(nodes) + 1)) AS idx,
          coalesce(list_position(list_transform(nodes, x -> x.hp = 1), true), 0) AS first_hp1
-  FROM ${judged} WHERE error IS NULL AND len(nodes) > 0
+  FROM ${judged} AS src WHERE error IS NULL AND len(nodes) > 0
 ), node_keys AS (
   SELECT line_no, complete, idx, first_hp1, req_host(nodes[idx].asi) AS asi, nodes[idx].sid AS sid, nodes[idx].hp AS hp,
          req_host(list_filter(nodes[1:idx - 1], x -> x.hp = 1)[-1].asi) AS prev_asi

@@ -71,7 +71,7 @@ export const command: Command = {
     }
     const ru = process.resourceUsage();
     const took = `${((performance.now() - t0) / 1000).toFixed(1)} s (CPU ${((ru.userCPUTime + ru.systemCPUTime) / 1e6).toFixed(1)} s), peak RSS ${Math.round(ru.maxRSS / 1024)} MB`;
-    process.stderr.write(`${summaryText(summary)}  in ${took}\n`);
+    process.stderr.write(`${summaryText(summary)}; in ${took}\n`);
     return 0;
   },
 };
