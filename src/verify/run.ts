@@ -69,7 +69,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
   try {
     const night = await chooseNight(db, o.night);
-    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
+    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? process.env.ADSNAP_VERIFY_MEMORY ?? '512MB')}`);
     await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
     await db.connection.run('SET preserve_insertion_order = true');
     for (const s of setupStatements(night)) await db.connection.run(s);
@@ -86,7 +86,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
 }
 
 /** Lines per batch of stages 2 and 3: their GROUP BY and sort hold one batch, not the whole input. */
-const BATCH_LINES = 500_000;
+const BATCH_LINES = 250_000;
 
 /**
  * Stage 1 (the lines, then the judged requests) into a database file of the private folder,
@@ -98,6 +98,9 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string, judg
   const con = db.connection;
   await con.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
   await con.run(`CREATE TABLE w.lines AS ${linesQuery(source)}`);
+  // Input order matters for the lines' rowids and for reading the parts back, not in between:
+  // each part is sorted by line_no, and order kept costs memory in every operator.
+  await con.run('SET preserve_insertion_order = false');
   await con.run(`CREATE TABLE w.judged AS ${judgedQuery('w.lines')}`);
   const total = Number((await db.rows('SELECT count(*) AS n FROM w.judged'))[0]!.n);
   const parts: string[] = [];
@@ -107,6 +110,7 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string, judg
     await con.run(`COPY (${outputQuery(batch, `(${nodesQuery(batch)})`)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
     parts.push(part);
   }
+  await con.run('SET preserve_insertion_order = true');
   await con.run(`COPY (SELECT * FROM read_parquet([${parts.map(sqlString).join(', ')}])) TO ${sqlString(judged)} (FORMAT parquet, COMPRESSION zstd)`);
   await con.run('DETACH w');
 }
