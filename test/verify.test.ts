@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
 import { useTempDirs } from './helpers/tmp.js';
@@ -232,5 +233,27 @@ describe('adsnap verify: formats, stdin, and what exits 2', () => {
     expect(notRoot.code).toBe(2);
     expect(notRoot.stderr).toMatch(/not a snapshot root/);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('authorization_at(night): the same verdicts in SQL', () => {
+  it('sellers.json entries against their site, partner records with their partner, app records through the developer host', async () => {
+    const db = await openSnapshotDb(root);
+    try {
+      const q = (where: string) =>
+        db.rows(`SELECT kind, target, ad_system_domain, seller_id, inventorypartnerdomain, "authorization", authorization_reason, decided_by, seller_match
+                 FROM authorization_at('${NIGHT}') WHERE ${where} ORDER BY ALL`);
+      // ssp.com's entry video-001 names publishersite.com, whose file lists only ssw-ssp-001 (video-001 is its subdomain's).
+      expect(await q(`named_by = 'sellers.json' AND ad_system_domain = 'ssp.com' AND target = 'publishersite.com'`)).toEqual([
+        { kind: 'site', target: 'publishersite.com', ad_system_domain: 'ssp.com', seller_id: 'ssw-ssp-001', inventorypartnerdomain: null, authorization: 'authorized', authorization_reason: 'seller_listed', decided_by: 'ads.txt', seller_match: 'exact' },
+        { kind: 'site', target: 'publishersite.com', ad_system_domain: 'ssp.com', seller_id: 'video-001', inventorypartnerdomain: null, authorization: 'unauthorized', authorization_reason: 'seller_not_listed', decided_by: 'ads.txt', seller_match: null },
+      ]);
+      expect(await q(`named_by = 'partner ads.txt' AND kind = 'app'`)).toEqual([
+        { kind: 'app', target: `${STORE}/12345/programmerA`, ad_system_domain: 'ssp.com', seller_id: 'vwxyz', inventorypartnerdomain: 'vmvpdb.com', authorization: 'authorized', authorization_reason: 'partner_seller_listed', decided_by: 'partner ads.txt', seller_match: 'exact' },
+        { kind: 'app', target: `${STORE}/67890/vmvpdB`, ad_system_domain: 'ssp.com', seller_id: 'abcde', inventorypartnerdomain: 'programmera.com', authorization: 'authorized', authorization_reason: 'partner_seller_listed', decided_by: 'partner ads.txt', seller_match: 'exact' },
+      ]);
+    } finally {
+      db.close();
+    }
   });
 });
