@@ -49,7 +49,7 @@ interface Manifest {
  * table and date one part, made by DuckDB from the source parts, `tail(table, k)` deciding which
  * rows the k-th copy keeps and `select(table, columns)` what it writes.
  */
-async function copyNights(src: string, root: string, dates: string[], select: (table: string, columns: string[], k: number) => string, tail: (table: string, k: number) => string): Promise<void> {
+export async function copyNights(src: string, root: string, dates: string[], select: (table: string, columns: string[], k: number) => string, tail: (table: string, k: number) => string): Promise<void> {
   const manifestFile = readdirSync(path.join(src, '_runs')).find((f) => f.endsWith('.json'))!;
   const m = JSON.parse(readFileSync(path.join(src, '_runs', manifestFile), 'utf8')) as Manifest;
   const db = await DuckDBInstance.create(':memory:', { memory_limit: '2GB' });

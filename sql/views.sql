@@ -934,3 +934,126 @@ FROM files f
 LEFT JOIN buyers_files bf ON bf.snapshot_date = f.snapshot_date AND bf.ad_system_domain = f.subject
 LEFT JOIN types t ON t.snapshot_date = f.snapshot_date AND t.ad_system_domain = f.subject
 WHERE f.file_kind = 'buyers.json';
+
+-- ==== Authorization (IAB Tech Lab Supply Chain Validation guidance §3.5; `adsnap verify`) ====
+-- The night's lookups `adsnap verify` (src/verify/) and authorization_at read, and the verdict
+-- they share. docs/guide/verify.md has a worked example per verdict.
+
+-- The ads.txt / app-ads.txt files of one night: status, and whether a buyer may use the file
+-- ("valid app-ads.txt found", §3.5: files.valid, text/plain read whole; a placeholder file is
+-- valid and authorizes nobody).
+CREATE OR REPLACE MACRO adsnap_auth_files(night) AS TABLE
+SELECT subject, file_kind, any_value(status) AS status, coalesce(bool_or(valid), false) AS valid
+FROM files WHERE snapshot_date = CAST(night AS DATE) AND file_kind IN ('ads.txt', 'app-ads.txt') GROUP BY ALL;
+
+-- The night's records, one row per (file, ad system, seller id as written); `seller_key` is the
+-- case-folded id (adsnap_seller_key). A DIRECT record wins over a RESELLER one for the same pair.
+CREATE OR REPLACE MACRO adsnap_auth_records(night) AS TABLE
+SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key,
+       CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
+FROM ads_records WHERE snapshot_date = CAST(night AS DATE)
+GROUP BY subject, file_kind, ad_system_domain, seller_account_id;
+
+-- The same, one row per case-folded seller id: the match when no id is equal byte for byte.
+CREATE OR REPLACE MACRO adsnap_auth_records_folded(night) AS TABLE
+SELECT subject, file_kind, ad_system_domain, seller_key,
+       CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
+FROM adsnap_auth_records(night) GROUP BY subject, file_kind, ad_system_domain, seller_key;
+
+-- Each file's inventorypartnerdomain= directives (ads.txt 1.1 §4.6) by partner host.
+CREATE OR REPLACE MACRO adsnap_auth_partners(night) AS TABLE
+SELECT DISTINCT subject, file_kind, adsnap_host(value_domain) AS partner
+FROM ads_variables WHERE snapshot_date = CAST(night AS DATE) AND name = 'INVENTORYPARTNERDOMAIN' AND value_domain IS NOT NULL;
+
+-- The night's sellers.json entries by ad system and seller id, with whether that file was read
+-- whole (`readable`): a node whose ad system has no readable file cannot be checked.
+CREATE OR REPLACE MACRO adsnap_auth_sellers(night) AS TABLE
+SELECT s.ad_system_domain, s.seller_id, adsnap_seller_key(s.seller_id) AS seller_key, s.seller_type, s.name, s.domain,
+       adsnap_host(s.domain) AS domain_host, coalesce(s.is_passthrough, false) AS is_passthrough
+FROM sellers s
+JOIN files f ON f.snapshot_date = s.snapshot_date AND f.subject = s.ad_system_domain AND f.file_kind = 'sellers.json'
+WHERE s.snapshot_date = CAST(night AS DATE) AND adsnap_readable_sellers(f.status) AND s.seller_id IS NOT NULL
+QUALIFY row_number() OVER (PARTITION BY s.ad_system_domain, s.seller_id ORDER BY s.seller_type NULLS LAST) = 1;
+
+-- The verdict of guidance §3.5 for an authorization_reason (src/verify/reasons.ts lists them):
+-- without inventorypartnerdomain a missing file is "nonparticipating", with one "inconclusive".
+CREATE OR REPLACE MACRO adsnap_auth_verdict(reason, has_partner) AS
+  CASE WHEN reason IN ('site_not_in_snapshot', 'app_not_in_snapshot') THEN 'not_in_snapshot'
+       WHEN reason IN ('no_developer_host', 'no_valid_file') THEN CASE WHEN has_partner THEN 'inconclusive' ELSE 'nonparticipating' END
+       WHEN reason IN ('seller_listed', 'partner_seller_listed') THEN 'authorized'
+       WHEN reason IN ('seller_not_listed', 'partner_not_declared', 'partner_seller_not_listed') THEN 'unauthorized'
+       ELSE 'inconclusive' END;
+
+-- The reason code, in the order of §3.5's table: is the subject in the night, is its file valid,
+-- is (ad system, seller id) a record of it; with an inventory partner, does the file declare the
+-- partner, is the partner's ads.txt valid, is the pair a record of it.
+CREATE OR REPLACE MACRO adsnap_auth_reason(kind, in_snapshot, has_host, file_valid, has_pair, found, partner, partner_declared, partner_valid, partner_found) AS
+  CASE WHEN NOT in_snapshot THEN kind || '_not_in_snapshot'
+       WHEN NOT has_host THEN 'no_developer_host'
+       WHEN NOT file_valid THEN 'no_valid_file'
+       WHEN NOT has_pair THEN 'request_lacks_seller'
+       WHEN found THEN 'seller_listed'
+       WHEN partner IS NULL THEN 'seller_not_listed'
+       WHEN NOT partner_declared THEN 'partner_not_declared'
+       WHEN NOT partner_valid THEN 'partner_no_valid_file'
+       WHEN partner_found THEN 'partner_seller_listed'
+       ELSE 'partner_seller_not_listed' END;
+
+-- The §3.5 verdict for every (site or app, ad system, seller id) the night's files name, as a buyer
+-- would see a request for it: the records of each site's ads.txt (a listed site, a declared
+-- subdomain) and of each app's app-ads.txt (the app by store URL, through its developer host),
+-- each without an inventory partner; each record of a declared partner's ads.txt, asked with that
+-- partner as inventorypartnerdomain; and each PUBLISHER/BOTH entry of a readable sellers.json, asked
+-- for the site its `domain` names (`named_by` 'sellers.json'). `seller_match`: 'exact' or
+-- 'case_folded' (adsnap_seller_key), NULL when not found.
+CREATE OR REPLACE MACRO authorization_at(night) AS TABLE
+WITH f AS (SELECT * FROM adsnap_auth_files(night)),
+r AS (SELECT * FROM adsnap_auth_records(night)),
+rk AS (SELECT * FROM adsnap_auth_records_folded(night)),
+p AS (SELECT * FROM adsnap_auth_partners(night)),
+apps_night AS (
+  SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url
+), sites AS (
+  SELECT subject FROM f WHERE file_kind = 'ads.txt'
+), asked AS (
+  SELECT 'site' AS kind, r.subject AS target, r.subject, 'ads.txt' AS file_kind, r.ad_system_domain, r.seller_id, CAST(NULL AS VARCHAR) AS partner, 'ads.txt' AS named_by
+  FROM r JOIN f ON f.subject = r.subject AND f.file_kind = r.file_kind WHERE r.file_kind = 'ads.txt'
+  UNION ALL
+  SELECT 'app', a.store_url, a.subject, 'app-ads.txt', r.ad_system_domain, r.seller_id, NULL, 'app-ads.txt'
+  FROM apps_night a JOIN r ON r.subject = a.subject AND r.file_kind = 'app-ads.txt'
+  UNION ALL
+  SELECT CASE WHEN p.file_kind = 'app-ads.txt' THEN 'app' ELSE 'site' END, coalesce(a.store_url, p.subject), p.subject, p.file_kind,
+         r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt'
+  FROM p JOIN r ON r.subject = p.partner AND r.file_kind = 'ads.txt'
+  LEFT JOIN apps_night a ON p.file_kind = 'app-ads.txt' AND a.subject = p.subject
+  WHERE p.file_kind = 'ads.txt' OR a.store_url IS NOT NULL
+  UNION ALL
+  SELECT 'site', s.domain_host, coalesce(t.subject, t2.subject), 'ads.txt', s.ad_system_domain, s.seller_id, NULL, 'sellers.json'
+  FROM adsnap_auth_sellers(night) s
+  LEFT JOIN sites t ON t.subject = s.domain_host
+  LEFT JOIN sites t2 ON t.subject IS NULL AND t2.subject = substr(s.domain_host, strpos(s.domain_host, '.') + 1)
+  WHERE s.seller_type IN ('PUBLISHER', 'BOTH') AND s.domain_host IS NOT NULL
+), judged AS (
+  SELECT a.*, coalesce(ff.valid, false) AS file_valid, ff.status AS file_status, re.relationship AS re_rel, rf.relationship AS rf_rel,
+         pp.partner IS NOT NULL AS partner_declared, coalesce(pf.valid, false) AS partner_valid,
+         coalesce(pe.relationship, pk.relationship) AS p_rel, pe.relationship IS NOT NULL AS p_exact,
+         adsnap_auth_reason(a.kind, a.subject IS NOT NULL, true, coalesce(ff.valid, false), true,
+                            coalesce(re.relationship, rf.relationship) IS NOT NULL, a.partner, pp.partner IS NOT NULL,
+                            coalesce(pf.valid, false), coalesce(pe.relationship, pk.relationship) IS NOT NULL) AS reason
+  FROM asked a
+  LEFT JOIN f ff ON ff.subject = a.subject AND ff.file_kind = a.file_kind
+  LEFT JOIN r re ON re.subject = a.subject AND re.file_kind = a.file_kind AND re.ad_system_domain = a.ad_system_domain AND re.seller_id = a.seller_id
+  LEFT JOIN rk rf ON rf.subject = a.subject AND rf.file_kind = a.file_kind AND rf.ad_system_domain = a.ad_system_domain AND rf.seller_key = adsnap_seller_key(a.seller_id)
+  LEFT JOIN p pp ON pp.subject = a.subject AND pp.file_kind = a.file_kind AND pp.partner = a.partner
+  LEFT JOIN f pf ON pf.subject = a.partner AND pf.file_kind = 'ads.txt'
+  LEFT JOIN r pe ON pe.subject = a.partner AND pe.file_kind = 'ads.txt' AND pe.ad_system_domain = a.ad_system_domain AND pe.seller_id = a.seller_id
+  LEFT JOIN rk pk ON pk.subject = a.partner AND pk.file_kind = 'ads.txt' AND pk.ad_system_domain = a.ad_system_domain AND pk.seller_key = adsnap_seller_key(a.seller_id)
+)
+SELECT DISTINCT CAST(night AS DATE) AS snapshot_date, kind, target, subject AS file_host, ad_system_domain, seller_id,
+       partner AS inventorypartnerdomain, named_by,
+       adsnap_auth_verdict(reason, partner IS NOT NULL) AS authorization, reason AS authorization_reason,
+       CASE WHEN reason LIKE 'partner_%' AND reason <> 'partner_not_declared' THEN 'partner ads.txt' WHEN subject IS NOT NULL THEN file_kind END AS decided_by,
+       CASE WHEN reason = 'seller_listed' THEN coalesce(re_rel, rf_rel) WHEN reason = 'partner_seller_listed' THEN p_rel END AS relationship,
+       CASE WHEN reason = 'seller_listed' THEN CASE WHEN re_rel IS NOT NULL THEN 'exact' ELSE 'case_folded' END
+            WHEN reason = 'partner_seller_listed' THEN CASE WHEN p_exact THEN 'exact' ELSE 'case_folded' END END AS seller_match
+FROM judged;

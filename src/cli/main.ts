@@ -16,6 +16,7 @@ export const commands: Record<string, () => Promise<{ command: Command }>> = {
   reparse: () => import('./commands/reparse.js'),
   sql: () => import('./commands/sql.js'),
   report: () => import('./commands/report.js'),
+  verify: () => import('./commands/verify.js'),
 };
 
 async function help(): Promise<string> {

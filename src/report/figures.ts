@@ -27,6 +27,7 @@ import { qualitySection } from './sections/quality.js';
 import { robotsSection } from './sections/robots.js';
 import { sellersSection } from './sections/sellers.js';
 import { variablesSection } from './sections/variables.js';
+import { authorizationSection } from './sections/authorization.js';
 import type { SectionDef } from './figure-types.js';
 
 export type { ChartKind, ChartSpec, FigureDef, SectionDef } from './figure-types.js';
@@ -47,4 +48,5 @@ export const SECTIONS: SectionDef[] = [
   sellersSection,
   qualitySection,
   consentSection,
+  authorizationSection,
 ];

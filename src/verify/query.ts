@@ -1,0 +1,74 @@
+/**
+ * The whole `adsnap verify` query: requests (request-sql.ts) → SupplyChain nodes (schain-sql.ts)
+ * → one output row per input line, in input order. Columns: docs/guide/verify.md.
+ */
+import { judgedCte, requestsCte, subjectCte } from './request-sql.js';
+import { SCHAIN_INVALID_CODES, issuesExpr } from './schain-sql.js';
+
+/** Reasons whose deciding file is the inventory partner's ads.txt (§3.5, second row). */
+const PARTNER_DECIDED = "('partner_no_valid_file', 'partner_seller_listed', 'partner_seller_not_listed')";
+
+/** What a row says, NULL for a line with an `error`. */
+function verdictColumns(): string {
+  const ok = (expr: string) => `CASE WHEN j.error IS NULL THEN ${expr} END`;
+  return [
+    `${ok('adsnap_auth_verdict(j.reason, j.partner IS NOT NULL)')} AS authorization`,
+    `${ok('j.reason')} AS authorization_reason`,
+    `${ok(`CASE WHEN j.reason IN ${PARTNER_DECIDED} THEN 'partner ads.txt' WHEN j.subject IS NOT NULL THEN j.file_kind END`)} AS decided_by`,
+    `${ok(`CASE WHEN j.reason IN ${PARTNER_DECIDED} THEN j.partner ELSE j.subject END`)} AS decided_by_host`,
+    `${ok(`CASE WHEN j.reason IN ${PARTNER_DECIDED} THEN j.partner_status ELSE j.file_status END`)} AS file_status`,
+    `${ok(`CASE j.reason WHEN 'seller_listed' THEN j.own_rel WHEN 'partner_seller_listed' THEN j.partner_rel END`)} AS relationship`,
+    `${ok(`CASE j.reason WHEN 'seller_listed' THEN CASE WHEN j.own_exact THEN 'exact' ELSE 'case_folded' END
+                      WHEN 'partner_seller_listed' THEN CASE WHEN j.partner_exact THEN 'exact' ELSE 'case_folded' END END`)} AS seller_match`,
+  ].join(',\n       ');
+}
+
+function schainColumns(): string {
+  const invalid = `[${SCHAIN_INVALID_CODES.map((c) => `'${c}'`).join(', ')}]`;
+  return `CASE WHEN j.error IS NULL AND j.has_schain THEN j.complete END AS schain_complete,
+       CASE WHEN j.error IS NOT NULL OR NOT j.has_schain THEN NULL
+            WHEN len(list_intersect(j.issues, ${invalid})) > 0 THEN false
+            WHEN list_contains(j.issues, 'sellers_json_missing') THEN NULL ELSE true END AS schain_valid,
+       CASE WHEN j.error IS NULL THEN j.issues END AS schain_issues,
+       CASE WHEN j.error IS NULL THEN j.schain_nodes END AS schain_nodes`;
+}
+
+/** Stage 1: the requests of the table `lines` (request-sql.ts linesQuery) judged, one row per line. */
+export function judgedQuery(lines: string): string {
+  return `WITH ${requestsCte(lines)},
+${subjectCte()},
+${judgedCte()}
+SELECT * FROM judged`;
+}
+
+/** Reasons judged against the partner's ads.txt: its first hp=1 node must be a DIRECT record there. */
+const VIA_PARTNER = "j.reason IN ('partner_seller_listed', 'partner_seller_not_listed')";
+
+/**
+ * Stage 3: the rows `adsnap verify` writes, from the tables of stage 1 (`judged`) and stage 2
+ * (`nodes`, schain-sql.ts nodesQuery), in input order.
+ */
+export function outputQuery(judged: string, nodes: string): string {
+  return `WITH joined AS (
+  SELECT j.*, n.schain_nodes, n.any_hp1, n.not_found, n.missing, n.chain_break, n.not_publisher, fd.relationship AS first_rel
+  FROM ${judged} j
+  LEFT JOIN ${nodes} n ON n.line_no = j.line_no
+  LEFT JOIN auth_folded fd ON fd.subject = CASE WHEN ${VIA_PARTNER} THEN j.partner ELSE j.subject END
+        AND fd.file_kind = CASE WHEN ${VIA_PARTNER} THEN 'ads.txt' ELSE j.file_kind END
+        AND fd.ad_system_domain = n.first_asi AND fd.seller_key = adsnap_seller_key(n.first_sid)
+), final AS (
+  SELECT *, ${issuesExpr()} AS issues FROM joined
+)
+SELECT line_no, j.id AS id, j.error AS error,
+       CASE WHEN j.error IS NULL THEN j.kind END AS kind,
+       CASE WHEN j.error IS NULL AND j.kind = 'site' THEN j.host END AS site_domain,
+       CASE WHEN j.error IS NULL AND j.kind = 'app' THEN j.storeurl END AS app_storeurl,
+       CASE WHEN j.error IS NULL AND j.kind = 'app' THEN j.bundle END AS app_bundle,
+       CASE WHEN j.error IS NULL THEN j.partner END AS inventorypartnerdomain,
+       CASE WHEN j.error IS NULL THEN j.ad_system END AS ad_system,
+       CASE WHEN j.error IS NULL THEN j.seller_id END AS seller_id,
+       ${verdictColumns()},
+       ${schainColumns()}
+FROM final j
+ORDER BY line_no`;
+}

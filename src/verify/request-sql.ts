@@ -1,0 +1,160 @@
+/**
+ * The SQL of `adsnap verify`: bid requests (OpenRTB 2.x JSON Lines) read, judged and written by
+ * DuckDB against one night's lookups (the adsnap_auth_* macros of sql/views.sql, materialized as
+ * temp tables by setupStatements). Nothing here runs per line in JavaScript.
+ *
+ * Reading (linesQuery): each physical line is one VARCHAR (a CSV reader with a delimiter no valid
+ * JSON text holds, no quoting; a blank line is a NULL row), stored in input order into a table
+ * whose rowid is then the line number: row_number() OVER () would hold every line in memory.
+ */
+import { sqlString } from '../sql/snapshot-db.js';
+
+/** The night's lookups as temp tables, each read once per run (every request probes them). */
+export function setupStatements(night: string): string[] {
+  const n = sqlString(night);
+  return [
+    `CREATE TEMP TABLE auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
+    `CREATE TEMP TABLE auth_records AS SELECT * FROM adsnap_auth_records(${n})`,
+    `CREATE TEMP TABLE auth_folded AS SELECT * FROM adsnap_auth_records_folded(${n})`,
+    `CREATE TEMP TABLE auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
+    `CREATE TEMP TABLE auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
+    `CREATE TEMP TABLE auth_sellers_folded AS SELECT * FROM auth_sellers
+       QUALIFY row_number() OVER (PARTITION BY ad_system_domain, seller_key ORDER BY seller_type NULLS LAST, seller_id) = 1`,
+    `CREATE TEMP TABLE auth_readable AS SELECT DISTINCT subject AS ad_system_domain FROM files
+       WHERE snapshot_date = CAST(${n} AS DATE) AND file_kind = 'sellers.json' AND adsnap_readable_sellers(status)`,
+    // An app by store URL as the list gave it, and by bundle / store id (the app with a developer host first).
+    `CREATE TEMP TABLE auth_app_urls AS SELECT store_url, any_value(subject) AS subject FROM apps
+       WHERE snapshot_date = CAST(${n} AS DATE) GROUP BY store_url`,
+    `CREATE TEMP TABLE auth_app_ids AS SELECT id, arg_min(subject, subject IS NULL) AS subject FROM (
+       SELECT bundle_id AS id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND bundle_id IS NOT NULL
+       UNION ALL SELECT store_id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND store_id IS NOT NULL) GROUP BY id`,
+    `CREATE TEMP TABLE auth_sites AS SELECT subject FROM auth_files WHERE file_kind = 'ads.txt'`,
+    // A request's domain as adsnap_host reads it, its regular expressions only for a value that is
+    // not a plain lower-case host already (the common case costs a lower() and an rtrim()).
+    `CREATE OR REPLACE TEMP MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
+       WHEN strpos(s, '/') = 0 AND strpos(s, ':') = 0 AND strpos(s, ' ') = 0 AND strpos(s, '?') = 0 AND strpos(s, '#') = 0 AND strpos(s, chr(9)) = 0
+       THEN nullif(rtrim(lower(s), '.'), '') ELSE adsnap_host(s) END`,
+  ];
+}
+
+/** The lines of `source` (a path), one VARCHAR each, in input order: CREATE TABLE … AS this. */
+export function linesQuery(source: string): string {
+  return `SELECT line FROM read_csv(${sqlString(source)}, columns = {'line': 'VARCHAR'}, delim = '\x01', quote = '', escape = '',
+    header = false, auto_detect = false, strict_mode = false, null_padding = true)`;
+}
+
+/** The type a SupplyChain's nodes are read as; a node that does not fit makes the chain malformed. */
+const NODES = 'STRUCT(asi VARCHAR, sid VARCHAR, hp INTEGER)[]';
+
+/** Fields of a request, in json_extract_string order (OpenRTB 2.6 §3.2.13 Site, §3.2.14 App). */
+const FIELDS = ['$.id', '$.site.domain', '$.site.publisher.id', '$.site.inventorypartnerdomain', '$.app.bundle', '$.app.storeurl', '$.app.publisher.id', '$.app.inventorypartnerdomain', '$.ad_system'];
+
+/**
+ * Lines → one row per line: its number, the request's fields, or an `error` code. The
+ * SupplyChain is read where OpenRTB 2.6, 2.5 and 2.4 put it (guidance, "Placement in the Bid
+ * Request"). The ad system is `ad_system`, else the last node's asi; the seller id
+ * publisher.id, else the last node's sid.
+ */
+function requestsCte(lines: string): string {
+  return `raw AS (
+  SELECT rowid + 1 AS line_no, line AS text FROM ${lines}
+), checked_lines AS (
+  SELECT line_no, text,
+         CASE WHEN text IS NULL OR trim(text) = '' THEN 'empty_line' WHEN NOT json_valid(text) THEN 'not_json'
+              WHEN json_type(text) <> 'OBJECT' THEN 'not_an_object' END AS pre_error
+  FROM raw
+), parsed AS (
+  -- Each JSON function once per line: a lateral alias would be expanded at every use.
+  SELECT line_no, pre_error,
+         CASE WHEN pre_error IS NULL THEN json_extract_string(text, ${listOf(FIELDS)}) END AS f,
+         CASE WHEN pre_error IS NULL THEN json_type(text, ['$.site', '$.app']) END AS t,
+         CASE WHEN pre_error IS NULL THEN json_extract(text, ['$.source.schain', '$.source.ext.schain', '$.ext.schain']) END AS sc
+  FROM checked_lines
+), chains AS (
+  SELECT line_no, pre_error, f, t, coalesce(sc[1], sc[2], sc[3]) AS schain FROM parsed
+), fields AS (
+  SELECT line_no, pre_error, f, t, schain IS NOT NULL AND json_type(schain) <> 'NULL' AS has_schain,
+         TRY_CAST(json_extract(schain, '$.complete') AS INTEGER) AS complete,
+         TRY_CAST(json_extract(schain, '$.nodes') AS ${NODES}) AS nodes
+  FROM chains
+), req AS (
+  SELECT line_no, f[1] AS id,
+         CASE WHEN pre_error IS NOT NULL THEN pre_error
+              WHEN t[1] = 'OBJECT' AND t[2] = 'OBJECT' THEN 'site_and_app'
+              WHEN t[1] IS DISTINCT FROM 'OBJECT' AND t[2] IS DISTINCT FROM 'OBJECT' THEN 'no_site_or_app'
+              WHEN t[1] = 'OBJECT' AND nullif(trim(f[2]), '') IS NULL THEN 'no_site_domain'
+              WHEN t[2] = 'OBJECT' AND nullif(trim(f[5]), '') IS NULL AND nullif(trim(f[6]), '') IS NULL THEN 'no_app_id' END AS error,
+         CASE WHEN t[1] = 'OBJECT' THEN 'site' WHEN t[2] = 'OBJECT' THEN 'app' END AS kind,
+         req_host(f[2]) AS host, nullif(trim(f[6]), '') AS storeurl, nullif(trim(f[5]), '') AS bundle,
+         req_host(CASE WHEN t[1] = 'OBJECT' THEN f[4] ELSE f[8] END) AS partner,
+         has_schain, complete, nodes,
+         req_host(coalesce(f[9], nodes[-1].asi)) AS ad_system,
+         coalesce(nullif(CASE WHEN t[1] = 'OBJECT' THEN f[3] ELSE f[7] END, ''), nodes[-1].sid) AS seller_id
+  FROM fields
+)`;
+}
+
+function listOf(items: readonly string[]): string {
+  return `[${items.map(sqlString).join(', ')}]`;
+}
+
+/** The parent of a host ('www.a.com' → 'a.com'), NULL for a single label. */
+function parent(expr: string): string {
+  return `CASE WHEN contains(${expr}, '.') THEN substr(${expr}, strpos(${expr}, '.') + 1) END`;
+}
+
+/**
+ * Each request's applicable file. A site reads the file of its own host when the night holds one
+ * (a listed site, a subdomain its root declared with subdomain=, ads.txt 1.1 §3.1), else that of
+ * the nearest parent that has one (www.example.com and other hosts read example.com's): up to
+ * three labels up. An app reads the app-ads.txt of the developer host the crawl used for its store
+ * URL, else for its bundle / store id (app-ads.txt 1.0; the night's apps rows).
+ */
+function subjectCte(): string {
+  const p1 = parent('r.host');
+  const p2 = parent(p1);
+  const p3 = parent(p2);
+  // Join keys are NULL where a join does not apply: a condition on one side only would make
+  // DuckDB fall back from a hash join to a nested-loop join.
+  const ifSite = (e: string) => `CASE WHEN r.kind = 'site' THEN ${e} END`;
+  return `located AS (
+  SELECT r.*,
+         CASE WHEN r.kind = 'site' THEN coalesce(s0.subject, s1.subject, s2.subject, s3.subject) ELSE coalesce(au.subject, ai.subject) END AS subject,
+         CASE WHEN r.kind = 'site' THEN coalesce(s0.subject, s1.subject, s2.subject, s3.subject) IS NOT NULL
+              ELSE au.store_url IS NOT NULL OR ai.id IS NOT NULL END AS in_snapshot,
+         CASE WHEN r.kind = 'site' THEN 'ads.txt' ELSE 'app-ads.txt' END AS file_kind
+  FROM req r
+  LEFT JOIN auth_sites s0 ON s0.subject = ${ifSite('r.host')}
+  LEFT JOIN auth_sites s1 ON s1.subject = ${ifSite(p1)}
+  LEFT JOIN auth_sites s2 ON s2.subject = ${ifSite(p2)}
+  LEFT JOIN auth_sites s3 ON s3.subject = ${ifSite(p3)}
+  LEFT JOIN auth_app_urls au ON au.store_url = CASE WHEN r.kind = 'app' THEN r.storeurl END
+  LEFT JOIN auth_app_ids ai ON ai.id = CASE WHEN r.kind = 'app' AND au.store_url IS NULL THEN r.bundle END
+)`;
+}
+
+/** The request's pair against its file and, with inventorypartnerdomain, against the partner's ads.txt (§3.5). */
+function judgedCte(): string {
+  const pair = (alias: string, subject: string, kind: string, key: string) =>
+    `${alias}.subject = ${subject} AND ${alias}.file_kind = ${kind} AND ${alias}.ad_system_domain = l.ad_system AND ${key}`;
+  return `judged AS (
+  SELECT l.*, ff.status AS file_status, coalesce(ff.valid, false) AS file_valid,
+         coalesce(re.relationship, rf.relationship) AS own_rel, re.relationship IS NOT NULL AS own_exact,
+         pf.status AS partner_status, coalesce(pf.valid, false) AS partner_valid,
+         coalesce(pe.relationship, pk.relationship) AS partner_rel, pe.relationship IS NOT NULL AS partner_exact,
+         adsnap_auth_reason(l.kind, l.in_snapshot, l.subject IS NOT NULL, coalesce(ff.valid, false),
+                            l.ad_system IS NOT NULL AND l.seller_id IS NOT NULL, coalesce(re.relationship, rf.relationship) IS NOT NULL,
+                            l.partner, pd.partner IS NOT NULL, coalesce(pf.valid, false),
+                            coalesce(pe.relationship, pk.relationship) IS NOT NULL) AS reason
+  FROM located l
+  LEFT JOIN auth_files ff ON ff.subject = l.subject AND ff.file_kind = l.file_kind
+  LEFT JOIN auth_records re ON ${pair('re', 'l.subject', 'l.file_kind', 're.seller_id = l.seller_id')}
+  LEFT JOIN auth_folded rf ON ${pair('rf', 'l.subject', 'l.file_kind', 'rf.seller_key = CASE WHEN re.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
+  LEFT JOIN auth_partners pd ON pd.subject = l.subject AND pd.file_kind = l.file_kind AND pd.partner = l.partner
+  LEFT JOIN auth_files pf ON pf.subject = l.partner AND pf.file_kind = 'ads.txt'
+  LEFT JOIN auth_records pe ON ${pair('pe', 'l.partner', "'ads.txt'", 'pe.seller_id = l.seller_id')}
+  LEFT JOIN auth_folded pk ON ${pair('pk', 'l.partner', "'ads.txt'", 'pk.seller_key = CASE WHEN pe.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
+)`;
+}
+
+export { requestsCte, subjectCte, judgedCte };

@@ -1,0 +1,151 @@
+/**
+ * `adsnap verify`'s run: the night chosen in the roots, its lookups built, the requests judged by
+ * DuckDB into a Parquet file in a private temporary folder (the query's one pass over the input,
+ * which may be stdin), the summary counted from it, then the file written in the format asked.
+ * DuckDB's memory is capped and it spills to that folder, so 10 million lines fit in bounded memory.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openSnapshotDb, sqlString, type SnapshotDb } from '../sql/snapshot-db.js';
+import { linesQuery, setupStatements } from './request-sql.js';
+import { judgedQuery, outputQuery } from './query.js';
+import { nodesQuery } from './schain-sql.js';
+
+export const VERIFY_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
+export type VerifyFormat = (typeof VERIFY_FORMATS)[number];
+
+export interface VerifyOptions {
+  roots: readonly string[];
+  /** A JSON Lines file, or '-' for stdin. */
+  requests: string;
+  /** YYYY-MM-DD, or 'latest' (the default). */
+  night?: string;
+  format: VerifyFormat;
+  /** The output file; null for stdout. */
+  out: string | null;
+  /** DuckDB's memory_limit. @default '512MB' */
+  memoryLimit?: string;
+}
+
+export interface VerifySummary {
+  night: string;
+  lines: number;
+  /** Rows per authorization value. */
+  verdicts: Record<string, number>;
+  /** Rows per error code. */
+  errors: Record<string, number>;
+  schain: { valid: number; invalid: number; unknown: number; absent: number };
+}
+
+/** A night the roots do not hold: a usage error (exit 2; code 'USAGE', src/cli/exit-codes.ts), nothing written. */
+export class NightNotHeldError extends Error {
+  readonly code = 'USAGE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'NightNotHeldError';
+  }
+}
+
+/** The nights the roots hold, oldest first. */
+async function nightsOf(db: SnapshotDb): Promise<string[]> {
+  const rows = await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM files ORDER BY d`);
+  return rows.map((r) => String(r.d));
+}
+
+/** The night asked for, or a NightNotHeldError naming the nights the roots hold. */
+export async function chooseNight(db: SnapshotDb, asked: string | undefined): Promise<string> {
+  const nights = await nightsOf(db);
+  if (nights.length === 0) throw new NightNotHeldError('the roots hold no night');
+  if (asked === undefined || asked === 'latest') return nights[nights.length - 1]!;
+  if (!nights.includes(asked)) throw new NightNotHeldError(`--night ${asked}: the roots hold ${nights.length === 1 ? 'only' : ''} ${nights.join(', ')}`.replace('  ', ' '));
+  return asked;
+}
+
+export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
+  const db = await openSnapshotDb(o.roots);
+  const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
+  try {
+    const night = await chooseNight(db, o.night);
+    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? process.env.ADSNAP_VERIFY_MEMORY ?? '512MB')}`);
+    await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
+    await db.connection.run('SET preserve_insertion_order = true');
+    for (const s of setupStatements(night)) await db.connection.run(s);
+    const judged = path.join(work, 'verified.parquet');
+    const source = o.requests === '-' ? await saveStdin(work) : o.requests;
+    await judgeInBatches(db, source, work, judged);
+    const summary = await summarize(db, judged, night);
+    await writeOutput(db, judged, o);
+    return summary;
+  } finally {
+    db.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Lines per batch of stages 2 and 3: their GROUP BY and sort hold one batch, not the whole input. */
+const BATCH_LINES = 250_000;
+
+/**
+ * Stage 1 (the lines, then the judged requests) into a database file of the private folder,
+ * evicted to disk under the memory cap; stages 2 and 3 per batch of lines (a range of line_no,
+ * which the table holds in order, so each batch reads only its own row groups), each batch one
+ * Parquet part; the parts, read in order, are `judged`.
+ */
+async function judgeInBatches(db: SnapshotDb, source: string, work: string, judged: string): Promise<void> {
+  const con = db.connection;
+  await con.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
+  await con.run(`CREATE TABLE w.lines AS ${linesQuery(source)}`);
+  // Input order matters for the lines' rowids and for reading the parts back, not in between:
+  // each part is sorted by line_no, and order kept costs memory in every operator.
+  await con.run('SET preserve_insertion_order = false');
+  await con.run(`CREATE TABLE w.judged AS ${judgedQuery('w.lines')}`);
+  const total = Number((await db.rows('SELECT count(*) AS n FROM w.judged'))[0]!.n);
+  const parts: string[] = [];
+  for (let first = 1; first <= Math.max(total, 1); first += BATCH_LINES) {
+    const batch = `(SELECT * FROM w.judged WHERE line_no BETWEEN ${first} AND ${first + BATCH_LINES - 1})`;
+    const part = path.join(work, `part-${parts.length}.parquet`);
+    await con.run(`COPY (${outputQuery(batch, `(${nodesQuery(batch)})`)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
+    parts.push(part);
+  }
+  await con.run('SET preserve_insertion_order = true');
+  await con.run(`COPY (SELECT * FROM read_parquet([${parts.map(sqlString).join(', ')}])) TO ${sqlString(judged)} (FORMAT parquet, COMPRESSION zstd)`);
+  await con.run('DETACH w');
+}
+
+async function summarize(db: SnapshotDb, judged: string, night: string): Promise<VerifySummary> {
+  const f = sqlString(judged);
+  const counts = await db.rows(`SELECT coalesce(error, '') AS error, coalesce("authorization", '') AS verdict,
+      CASE WHEN schain_valid THEN 'valid' WHEN NOT schain_valid THEN 'invalid' WHEN schain_complete IS NOT NULL OR len(schain_issues) > 0 THEN 'unknown' ELSE 'absent' END AS schain,
+      count(*) AS n FROM read_parquet(${f}) GROUP BY ALL`);
+  const s: VerifySummary = { night, lines: 0, verdicts: {}, errors: {}, schain: { valid: 0, invalid: 0, unknown: 0, absent: 0 } };
+  for (const r of counts) {
+    const n = Number(r.n);
+    s.lines += n;
+    if (r.error) s.errors[String(r.error)] = (s.errors[String(r.error)] ?? 0) + n;
+    else s.verdicts[String(r.verdict)] = (s.verdicts[String(r.verdict)] ?? 0) + n;
+    if (!r.error) s.schain[r.schain as keyof VerifySummary['schain']] += n;
+  }
+  return s;
+}
+
+/**
+ * stdin copied to a file in the private folder, bytes only: DuckDB cannot open /dev/stdin when it
+ * is a socket (a spawned child's), and the query may read its source more than once.
+ */
+async function saveStdin(work: string): Promise<string> {
+  const file = path.join(work, 'stdin.jsonl');
+  await pipeline(process.stdin, createWriteStream(file));
+  return file;
+}
+
+/** The judged rows in the format asked, to --out or to stdout (a file streamed, bytes only). */
+async function writeOutput(db: SnapshotDb, judged: string, o: VerifyOptions): Promise<void> {
+  if (o.format === 'parquet' && o.out !== null) return copyFile(judged, o.out);
+  const target = o.out ?? path.join(path.dirname(judged), `verified.${o.format}`);
+  const options = o.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT json';
+  await db.connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(judged)})) TO ${sqlString(target)} (${options})`);
+  if (o.out === null) await pipeline(createReadStream(target), process.stdout, { end: false });
+}

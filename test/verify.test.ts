@@ -1,0 +1,259 @@
+/**
+ * `adsnap verify` against a night crawled from fixture hosts serving the IAB Tech Lab Supply Chain
+ * Validation guidance's own examples (test/fixtures/verify-web): §3.5's verdicts for sites and apps,
+ * with and without inventorypartnerdomain (cases A, B.1, B.2, C of §3.4), §4.11's worked examples
+ * and WEB-1 for the §4.6 SupplyChain checks, and bad lines as rows.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
+import { repoRoot } from './helpers/corpus.js';
+import { runCli } from './helpers/run-cli.js';
+import { useTempDirs } from './helpers/tmp.js';
+
+const tempDir = useTempDirs('verify');
+const fixtures = path.join(repoRoot, 'test', 'fixtures');
+const NIGHT = '2026-11-20';
+
+type Row = Record<string, unknown> & { schain_nodes: Record<string, unknown>[] | null; schain_issues: string[] | null };
+
+let web: Simweb;
+let root: string;
+let tmp: string;
+const rows = new Map<string, Row>();
+let lines: Row[] = [];
+let stderr = '';
+
+type Node = [asi: string, sid: string, hp: number];
+const chain = (nodes: Node[], complete = 1) => ({ ver: '1.0', complete, nodes: nodes.map(([asi, sid, hp]) => ({ asi, sid, hp })) });
+const site = (id: string, domain: string, o: { pub?: string; ipd?: string; adSystem?: string; nodes?: Node[]; complete?: number } = {}) =>
+  JSON.stringify({
+    id,
+    site: { domain, ...(o.pub ? { publisher: { id: o.pub } } : {}), ...(o.ipd ? { inventorypartnerdomain: o.ipd } : {}) },
+    ...(o.adSystem ? { ad_system: o.adSystem } : {}),
+    ...(o.nodes ? { source: { schain: chain(o.nodes, o.complete) } } : {}),
+  });
+const app = (id: string, a: Record<string, unknown>, adSystem = 'ssp.com') => JSON.stringify({ id, app: a, ad_system: adSystem });
+const STORE = 'https://ctvappstore.com/details';
+
+/** One line per case; the test of each case finds its row by id. */
+const REQUESTS = [
+  // §4.11 worked examples on examplepublisher.com
+  site('pub-direct', 'examplepublisher.com', { pub: '184003', nodes: [['exchange.com', '184003', 1]] }),
+  site('ad-network', 'examplepublisher.com', { nodes: [['adnetwork.com', '1200', 1], ['exchange.com', '184033B', 1]] }),
+  site('pt-publisher', 'examplepublisher.com', { nodes: [['eb-exchange.com', 'pub-0978064532142215', 1], ['eb-participant.com', '184044', 1]] }),
+  site('pt-reseller', 'examplepublisher.com', { nodes: [['reseller-exchange.com', '215', 1], ['eb-exchange.com', 'pub-3153065230153281', 1], ['eb-participant.com', '185176', 1]] }),
+  site('pt-exchange', 'examplepublisher.com', { nodes: [['exchange-1.com', '2000', 1], ['passthrough-exchange.com', 'exchange1_2000', 1]] }),
+  site('pt-intermediary', 'examplepublisher.com', { nodes: [['intermediary-exchange.com', 'ABC', 1], ['exchange-1.com', '2001', 1], ['passthrough-exchange.com', 'exchange1_2001', 1]] }),
+  site('eb-direct', 'examplepublisher.com', { nodes: [['eb-participant.com', '184044-B', 1]] }),
+  // WEB-1: server-side wrapper (hp=0) > SSP, on a www host of the listed site
+  site('web-1', 'www.publishersite.com', { nodes: [['server-side-wrapper.com', 'ssw-pub-001', 0], ['ssp.com', 'ssw-ssp-001', 1]] }),
+  site('subdomain-own', 'video.publishersite.com', { pub: 'video-001', adSystem: 'ssp.com' }),
+  site('subdomain-not-root', 'video.publishersite.com', { pub: 'ssw-ssp-001', adSystem: 'ssp.com' }),
+  site('case-folded', 'examplepublisher.com', { pub: '184033b', adSystem: 'exchange.com' }),
+  site('unauthorized', 'examplepublisher.com', { pub: '999', adSystem: 'exchange.com' }),
+  site('nonparticipating', 'no-adstxt.com', { pub: '1', adSystem: 'exchange.com' }),
+  site('site-not-crawled', 'elsewhere.com', { pub: '1', adSystem: 'exchange.com' }),
+  // §3.4 cases as sites
+  site('A-site', 'programmera.com', { pub: 'abcde', adSystem: 'ssp.com' }),
+  site('B1-site', 'vmvpdb.com', { pub: 'vwxyz', adSystem: 'ssp.com' }),
+  site('B2-site', 'vmvpdb.com', { pub: 'abcde', adSystem: 'ssp.com', ipd: 'programmerA.com' }),
+  site('C-site', 'programmera.com', { pub: 'vwxyz', adSystem: 'ssp.com', ipd: 'vmvpdB.com' }),
+  site('ipd-not-declared', 'vmvpdb.com', { pub: 'abcde', adSystem: 'ssp.com', ipd: 'other.com' }),
+  site('ipd-partner-no-file', 'programmera.com', { pub: 'zzz', adSystem: 'ssp.com', ipd: 'nofile-partner.com' }),
+  site('ipd-partner-not-listed', 'programmera.com', { pub: 'zzz', adSystem: 'ssp.com', ipd: 'vmvpdb.com' }),
+  site('ipd-no-file', 'no-adstxt.com', { pub: 'abcde', adSystem: 'ssp.com', ipd: 'programmera.com' }),
+  // §3.4 cases as apps (the guidance's OpenRTB declarations)
+  app('A-app', { bundle: '12345', storeurl: `${STORE}/12345/programmerA`, publisher: { id: 'abcde' } }),
+  app('B1-app', { bundle: '67890', storeurl: `${STORE}/67890/vmvpdB`, publisher: { id: 'vwxyz' } }),
+  app('B2-app', { bundle: '67890', storeurl: `${STORE}/67890/vmvpdB`, inventorypartnerdomain: 'programmerA.com', publisher: { id: 'abcde' } }),
+  app('C-app', { bundle: '12345', storeurl: `${STORE}/12345/programmerA`, inventorypartnerdomain: 'vmvpdB.com', publisher: { id: 'vwxyz' } }),
+  app('app-by-bundle', { bundle: '12345', publisher: { id: 'abcde' } }),
+  app('app-no-developer', { storeurl: `${STORE}/99999/nodev`, publisher: { id: 'abcde' } }),
+  app('app-not-crawled', { bundle: 'com.unknown', publisher: { id: 'abcde' } }),
+  // §4.6 checks that fail
+  site('chain-break', 'examplepublisher.com', { nodes: [['adnetwork.com', '1200', 1], ['exchange.com', '184003', 1]] }),
+  site('not-publisher', 'examplepublisher.com', { nodes: [['exchange.com', '184033B', 1]] }),
+  site('not-publisher-incomplete', 'examplepublisher.com', { nodes: [['adnetwork.com', '1200', 1], ['exchange.com', '184033B', 1]], complete: 0 }),
+  site('seller-not-found', 'examplepublisher.com', { pub: '184003', nodes: [['exchange.com', '777', 1]] }),
+  site('no-payment-node', 'publishersite.com', { pub: 'ssw-ssp-001', adSystem: 'ssp.com', nodes: [['server-side-wrapper.com', 'ssw-pub-001', 0]] }),
+  JSON.stringify({ id: 'malformed', site: { domain: 'examplepublisher.com', publisher: { id: '184003' } }, ad_system: 'exchange.com', source: { schain: { complete: 1, nodes: 'x' } } }),
+  JSON.stringify({ id: 'ortb-2.5', site: { domain: 'examplepublisher.com' }, source: { ext: { schain: chain([['exchange.com', '184003', 1]]) } } }),
+  JSON.stringify({ id: 'ortb-2.4', site: { domain: 'examplepublisher.com' }, ext: { schain: chain([['exchange.com', '184003', 1]]) } }),
+  // bad lines
+  '{"id":"cut","site":{"domain":"examplepub',
+  JSON.stringify({ id: 'neither', device: { ua: 'x' } }),
+  '',
+  '[1, 2]',
+];
+
+beforeAll(async () => {
+  web = await startSimweb({ hosts: 0, apps: 0, hostile: false, latency: { minMs: 0, maxMs: 1 }, fixturesDir: path.join(fixtures, 'verify-web') });
+  tmp = tempDir();
+  root = path.join(tmp, 'night');
+  const crawl = await runCli(['crawl', '--domains', path.join(fixtures, 'verify-domains.txt'), '--apps', path.join(fixtures, 'verify-apps.txt'), '--out', root, '--progress', 'none', '--snapshot-date', NIGHT, ...web.connectArgs]);
+  expect(crawl.code, crawl.stderr).toBe(0);
+  const requests = path.join(tmp, 'requests.jsonl');
+  writeFileSync(requests, REQUESTS.join('\n') + '\n');
+  const r = await runCli(['verify', root, '--requests', requests]);
+  expect(r.code, r.stderr).toBe(0);
+  stderr = r.stderr;
+  lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Row);
+  for (const row of lines) if (typeof row.id === 'string') rows.set(row.id, row);
+}, 120_000);
+
+afterAll(async () => {
+  await web?.close();
+});
+
+function verdict(id: string) {
+  const r = rows.get(id);
+  if (!r) throw new Error(`no row for ${id}`);
+  return { authorization: r.authorization, reason: r.authorization_reason, decided_by: r.decided_by, host: r.decided_by_host, relationship: r.relationship, match: r.seller_match };
+}
+const chainOf = (id: string) => ({ valid: rows.get(id)!.schain_valid, issues: rows.get(id)!.schain_issues });
+
+describe('adsnap verify: one row per line, in input order', () => {
+  it('every line is a row with its number; bad lines carry an error code', () => {
+    expect(lines.map((r) => r.line_no)).toEqual(REQUESTS.map((_, i) => i + 1));
+    const n = REQUESTS.length;
+    expect(lines.slice(n - 4).map((r) => [r.line_no, r.error, r.authorization])).toEqual([
+      [n - 3, 'not_json', null], // a cut line
+      [n - 2, 'no_site_or_app', null],
+      [n - 1, 'empty_line', null],
+      [n, 'not_an_object', null],
+    ]);
+    expect(rows.get('neither')!.line_no).toBe(n - 2);
+    expect(stderr).toMatch(new RegExp(`${n} lines against ${NIGHT}: .*4 bad lines`));
+  });
+});
+
+describe('§3.5 verdicts, sites (§4.11 worked examples; ads.txt 1.1 §3.1)', () => {
+  const ok = (relationship: string, host = 'examplepublisher.com') => ({ authorization: 'authorized', reason: 'seller_listed', decided_by: 'ads.txt', host, relationship, match: 'exact' });
+  it('publisher direct', () => expect(verdict('pub-direct')).toEqual(ok('DIRECT')));
+  it('ad network: the exchange is the ad system, its id a RESELLER record', () => expect(verdict('ad-network')).toEqual(ok('RESELLER')));
+  it('passthrough exchanges: authorized through the records of the last node', () => {
+    for (const id of ['pt-publisher', 'pt-reseller', 'pt-exchange', 'pt-intermediary']) expect(verdict(id), id).toEqual(ok('RESELLER'));
+    expect(verdict('eb-direct')).toEqual(ok('DIRECT'));
+  });
+  it('WEB-1 on www.: the listed site’s file decides', () => expect(verdict('web-1')).toEqual(ok('DIRECT', 'publishersite.com')));
+  it('a declared subdomain reads its own file, not the root’s', () => {
+    expect(verdict('subdomain-own')).toEqual(ok('DIRECT', 'video.publishersite.com'));
+    expect(verdict('subdomain-not-root')).toMatchObject({ authorization: 'unauthorized', reason: 'seller_not_listed', host: 'video.publishersite.com' });
+  });
+  it('seller ids match case-folded when no id is equal byte for byte', () => expect(verdict('case-folded')).toEqual({ ...ok('RESELLER'), match: 'case_folded' }));
+  it('unauthorized, nonparticipating, not_in_snapshot', () => {
+    expect(verdict('unauthorized')).toMatchObject({ authorization: 'unauthorized', reason: 'seller_not_listed', relationship: null, match: null });
+    expect(verdict('nonparticipating')).toMatchObject({ authorization: 'nonparticipating', reason: 'no_valid_file', host: 'no-adstxt.com' });
+    expect(rows.get('nonparticipating')!.file_status).toBe('not_found');
+    expect(verdict('site-not-crawled')).toMatchObject({ authorization: 'not_in_snapshot', reason: 'site_not_in_snapshot', decided_by: null });
+  });
+});
+
+describe('§3.5 with and without inventorypartnerdomain (§3.4 cases)', () => {
+  it('case A and B.1 as sites: the site’s own file', () => {
+    expect(verdict('A-site')).toMatchObject({ authorization: 'authorized', reason: 'seller_listed', host: 'programmera.com' });
+    expect(verdict('B1-site')).toMatchObject({ authorization: 'authorized', reason: 'seller_listed', host: 'vmvpdb.com' });
+  });
+  it('case B.2 and C as sites: the partner’s ads.txt decides', () => {
+    expect(verdict('B2-site')).toEqual({ authorization: 'authorized', reason: 'partner_seller_listed', decided_by: 'partner ads.txt', host: 'programmera.com', relationship: 'DIRECT', match: 'exact' });
+    expect(verdict('C-site')).toMatchObject({ authorization: 'authorized', reason: 'partner_seller_listed', host: 'vmvpdb.com' });
+  });
+  it('a partner the file does not declare is unauthorized; a declared one without a valid ads.txt inconclusive', () => {
+    expect(verdict('ipd-not-declared')).toMatchObject({ authorization: 'unauthorized', reason: 'partner_not_declared', decided_by: 'ads.txt' });
+    expect(verdict('ipd-partner-no-file')).toMatchObject({ authorization: 'inconclusive', reason: 'partner_no_valid_file', decided_by: 'partner ads.txt', host: 'nofile-partner.com' });
+    expect(verdict('ipd-partner-not-listed')).toMatchObject({ authorization: 'unauthorized', reason: 'partner_seller_not_listed', host: 'vmvpdb.com' });
+    expect(verdict('ipd-no-file')).toMatchObject({ authorization: 'inconclusive', reason: 'no_valid_file' });
+  });
+  it('cases A, B.1, B.2, C as apps: store → developer host → app-ads.txt (→ partner ads.txt)', () => {
+    expect(verdict('A-app')).toMatchObject({ authorization: 'authorized', reason: 'seller_listed', decided_by: 'app-ads.txt', host: 'devsite.programmera.com' });
+    expect(verdict('B1-app')).toMatchObject({ authorization: 'authorized', reason: 'seller_listed', decided_by: 'app-ads.txt', host: 'devsite.vmvpdb.com' });
+    expect(verdict('B2-app')).toMatchObject({ authorization: 'authorized', reason: 'partner_seller_listed', decided_by: 'partner ads.txt', host: 'programmera.com' });
+    expect(verdict('C-app')).toMatchObject({ authorization: 'authorized', reason: 'partner_seller_listed', decided_by: 'partner ads.txt', host: 'vmvpdb.com' });
+  });
+  it('an app by bundle alone; a store record without a developer URL; an app not crawled', () => {
+    expect(verdict('app-by-bundle')).toMatchObject({ authorization: 'authorized', host: 'devsite.programmera.com' });
+    expect(verdict('app-no-developer')).toMatchObject({ authorization: 'nonparticipating', reason: 'no_developer_host', decided_by: null });
+    expect(verdict('app-not-crawled')).toMatchObject({ authorization: 'not_in_snapshot', reason: 'app_not_in_snapshot' });
+  });
+});
+
+describe('§4.6 SupplyChain checks', () => {
+  it('the worked examples are valid chains; passthrough entries are reported', () => {
+    for (const id of ['pub-direct', 'ad-network', 'pt-publisher', 'pt-reseller', 'pt-exchange', 'eb-direct']) expect(chainOf(id), id).toEqual({ valid: true, issues: [] });
+    expect(rows.get('pt-publisher')!.schain_nodes!.map((n) => n.is_passthrough)).toEqual([true, false]);
+    expect(rows.get('ad-network')!.schain_nodes![1]).toEqual({ asi: 'exchange.com', sid: '184033B', hp: 1, found: true, seller_type: 'INTERMEDIARY', name: 'Ad Network', domain: 'adnetwork.com', is_passthrough: false });
+  });
+  it('WEB-1: the hp=0 wrapper node is skipped (its sellers.json was not crawled)', () => {
+    expect(chainOf('web-1')).toEqual({ valid: true, issues: [] });
+    expect(rows.get('web-1')!.schain_nodes![0]).toMatchObject({ asi: 'server-side-wrapper.com', hp: 0, found: null });
+  });
+  it('a node whose ad system has no readable sellers.json: valid is unknown', () => {
+    expect(chainOf('pt-intermediary')).toEqual({ valid: null, issues: ['sellers_json_missing'] });
+  });
+  it('a break in the chain, a first node that is not a PUBLISHER or not DIRECT, an unknown seller, no payment node', () => {
+    expect(chainOf('chain-break')).toEqual({ valid: false, issues: ['chain_break'] });
+    expect(chainOf('not-publisher')).toEqual({ valid: false, issues: ['first_node_not_publisher', 'first_node_not_direct'] });
+    expect(chainOf('not-publisher-incomplete')).toEqual({ valid: true, issues: [] });
+    expect(chainOf('seller-not-found')).toEqual({ valid: false, issues: ['node_seller_not_found', 'first_node_not_direct'] });
+    expect(chainOf('no-payment-node')).toEqual({ valid: false, issues: ['no_payment_node'] });
+    expect(chainOf('malformed')).toEqual({ valid: false, issues: ['schain_malformed', 'no_payment_node'] });
+  });
+  it('the SupplyChain where OpenRTB 2.5 and 2.4 put it; none gives NULL', () => {
+    for (const id of ['ortb-2.5', 'ortb-2.4']) {
+      expect(chainOf(id), id).toEqual({ valid: true, issues: [] });
+      expect(verdict(id), id).toMatchObject({ authorization: 'authorized', relationship: 'DIRECT' });
+    }
+    expect(chainOf('A-site')).toEqual({ valid: null, issues: null });
+  });
+});
+
+describe('adsnap verify: formats, stdin, and what exits 2', () => {
+  it('csv from stdin, parquet to a file', async () => {
+    const input = REQUESTS.slice(0, 2).join('\n') + '\n';
+    const csv = await runCli(['verify', root, '--requests', '-', '--format', 'csv', '--night', NIGHT], { input });
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout.split('\n')[0]).toMatch(/^line_no,id,error,kind,site_domain,/);
+    expect(csv.stdout).toMatch(/\n2,ad-network,,site,examplepublisher.com,.*,authorized,seller_listed,/);
+    const out = path.join(tmp, 'v.parquet');
+    const pq = await runCli(['verify', root, '--requests', '-', '--format', 'parquet', '--out', out], { input });
+    expect(pq.code, pq.stderr).toBe(0);
+    expect(readFileSync(out).subarray(0, 4).toString()).toBe('PAR1');
+  });
+  it('a night the roots do not hold, a root that is not a snapshot: exit 2, nothing written', async () => {
+    const requests = path.join(tmp, 'one.jsonl');
+    writeFileSync(requests, REQUESTS[0] + '\n');
+    const out = path.join(tmp, 'never.jsonl');
+    const night = await runCli(['verify', root, '--requests', requests, '--night', '2020-01-01', '--out', out]);
+    expect(night.code).toBe(2);
+    expect(night.stderr).toContain(`the roots hold only ${NIGHT}`);
+    const notRoot = await runCli(['verify', path.join(tmp, 'nothing-here'), '--requests', requests, '--out', out]);
+    expect(notRoot.code).toBe(2);
+    expect(notRoot.stderr).toMatch(/not a snapshot root/);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('authorization_at(night): the same verdicts in SQL', () => {
+  it('sellers.json entries against their site, partner records with their partner, app records through the developer host', async () => {
+    const db = await openSnapshotDb(root);
+    try {
+      const q = (where: string) =>
+        db.rows(`SELECT kind, target, ad_system_domain, seller_id, inventorypartnerdomain, "authorization", authorization_reason, decided_by, seller_match
+                 FROM authorization_at('${NIGHT}') WHERE ${where} ORDER BY ALL`);
+      // ssp.com's entry video-001 names publishersite.com, whose file lists only ssw-ssp-001 (video-001 is its subdomain's).
+      expect(await q(`named_by = 'sellers.json' AND ad_system_domain = 'ssp.com' AND target = 'publishersite.com'`)).toEqual([
+        { kind: 'site', target: 'publishersite.com', ad_system_domain: 'ssp.com', seller_id: 'ssw-ssp-001', inventorypartnerdomain: null, authorization: 'authorized', authorization_reason: 'seller_listed', decided_by: 'ads.txt', seller_match: 'exact' },
+        { kind: 'site', target: 'publishersite.com', ad_system_domain: 'ssp.com', seller_id: 'video-001', inventorypartnerdomain: null, authorization: 'unauthorized', authorization_reason: 'seller_not_listed', decided_by: 'ads.txt', seller_match: null },
+      ]);
+      expect(await q(`named_by = 'partner ads.txt' AND kind = 'app'`)).toEqual([
+        { kind: 'app', target: `${STORE}/12345/programmerA`, ad_system_domain: 'ssp.com', seller_id: 'vwxyz', inventorypartnerdomain: 'vmvpdb.com', authorization: 'authorized', authorization_reason: 'partner_seller_listed', decided_by: 'partner ads.txt', seller_match: 'exact' },
+        { kind: 'app', target: `${STORE}/67890/vmvpdB`, ad_system_domain: 'ssp.com', seller_id: 'abcde', inventorypartnerdomain: 'programmera.com', authorization: 'authorized', authorization_reason: 'partner_seller_listed', decided_by: 'partner ads.txt', seller_match: 'exact' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+});
