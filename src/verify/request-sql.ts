@@ -7,7 +7,7 @@
  * JSON text holds, no quoting; a blank line is a NULL row), stored in input order into a table
  * whose rowid is then the line number: row_number() OVER () would hold every line in memory.
  */
-import { sqlString } from '../sql/snapshot-db.js';
+import { sqlString } from '../util/sql-literal.js';
 
 /** The night's lookups as temp tables, each read once per run (every request probes them). */
 export function setupStatements(night: string): string[] {

@@ -9,7 +9,8 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openSnapshotDb, sqlString, type SnapshotDb } from '../sql/snapshot-db.js';
+import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
+import { sqlString } from '../util/sql-literal.js';
 import { linesQuery, setupStatements } from './request-sql.js';
 import { judgedQuery, outputQuery } from './query.js';
 import { nodesQuery } from './schain-sql.js';
@@ -69,7 +70,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
   try {
     const night = await chooseNight(db, o.night);
-    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? process.env.ADSNAP_VERIFY_MEMORY ?? '512MB')}`);
+    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
     await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
     await db.connection.run('SET preserve_insertion_order = true');
     for (const s of setupStatements(night)) await db.connection.run(s);

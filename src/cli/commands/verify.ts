@@ -4,13 +4,14 @@
  * Supply Chain Validation guidance §3.5 and its §4.6 SupplyChain checks, judged by DuckDB against
  * one night of the roots (src/verify/).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runVerify, VERIFY_FORMATS, type VerifyFormat, type VerifySummary } from '../../verify/run.js';
 import { isCalendarDate } from '../../util/calendar-date.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
+import { checkSnapshotRoots } from '../snapshot-roots.js';
 import { visibleLines } from '../../text/visible.js';
 import { exitStatusOf } from '../exit-codes.js';
 
@@ -53,7 +54,7 @@ export const command: Command = {
       out: { type: 'string', short: 'o' },
     });
     if (positionals.length === 0) throw new UsageError('name at least one snapshot ROOT');
-    assertSnapshotRoots(positionals);
+    assertCompleteRoots(positionals);
     if (values.requests === undefined) throw new UsageError('--requests FILE|- is required');
     if (values.requests !== '-' && !isFile(values.requests)) throw new UsageError(`--requests ${values.requests}: no such file`);
     const format = (values.format ?? 'jsonl') as VerifyFormat;
@@ -77,20 +78,13 @@ export const command: Command = {
 };
 
 /**
- * Each ROOT exists and holds a complete run (a manifest in ROOT/_runs), else a usage error
- * before anything is created. (A shared check for every command is on its way: this is the one
- * place to swap it in.)
+ * Each ROOT is a snapshot root (the shared check: exit 2 for a path that is none) and holds a
+ * complete run to verify against, else a usage error before anything is created.
  */
-export function assertSnapshotRoots(roots: readonly string[]): void {
-  for (const root of roots) {
-    let manifests: string[] = [];
-    try {
-      manifests = readdirSync(path.join(root, '_runs')).filter((f) => f.endsWith('.json'));
-    } catch {
-      // No _runs folder, or no root: said below.
-    }
-    if (manifests.length === 0) throw new UsageError(`${root} is not a snapshot root (no run manifest in ${path.join(root, '_runs')})`);
-  }
+function assertCompleteRoots(roots: readonly string[]): void {
+  checkSnapshotRoots(roots).forEach((state, i) => {
+    if (state !== 'complete') throw new UsageError(`${roots[i]} holds no complete run yet (no run manifest in ${path.join(roots[i]!, '_runs')})`);
+  });
 }
 
 function isFile(p: string): boolean {
