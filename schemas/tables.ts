@@ -58,6 +58,7 @@ export const FILE_STATUSES = [
   'invalid_json',
   'not_sellers_json',
   'not_buyers_json',
+  'payment_required',
 ] as const;
 export type FileStatus = (typeof FILE_STATUSES)[number];
 
@@ -100,7 +101,7 @@ export const tables = {
       c('url', 'string', 'requested URL', { nullable: false }),
       c('host', 'string', 'host of the requested URL'),
       c('subject', 'string', 'subject the request was made for'),
-      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page', or with --ai-signals 'tdmrep.json', 'llms.txt', 'rsl'", { dict: true }),
+      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page', or with --ai-signals 'tdmrep.json', 'llms.txt', 'rsl', 'home_page' (the site's /, its head only)", { dict: true }),
       c('status_code', 'int32', 'final HTTP status, null when no HTTP answer'),
       c('final_url', 'string', 'URL of the last response in the redirect chain'),
       c('redirects', 'string[]', 'redirect chain: every URL redirected to, in order'),
@@ -117,6 +118,10 @@ export const tables = {
       c('duration_ms', 'int32', 'wall time of the whole request, redirects and body included'),
       c('tdm_reservation', 'string', "the last response's tdm-reservation header as served (TDMRep §3.2: '1' reserves text and data mining rights, '0' does not), null when absent", { dict: true }),
       c('tdm_policy', 'string', "the last response's tdm-policy header as served (TDMRep §3.2: URL of the TDM policy), null when absent"),
+      c('x_robots_tag', 'string[]', "the last response's X-Robots-Tag header fields as served, one element per field (Google's robots meta specification: directives, optionally after 'agent:'), empty when absent"),
+      c('content_usage', 'string', "the last response's Content-Usage header as served (draft-ietf-aipref-attach-05 §4: usage preferences for the resource), null when absent"),
+      c('link', 'string', "the last response's Link header as served (RFC 8288; RSL 1.0 names a licence with rel=\"license\"), null when absent"),
+      c('crawler_price', 'string', "the last response's crawler-price header as served (Cloudflare pay per crawl: the price a 402 Payment Required asks; nothing is paid), null when absent"),
     ],
   },
   files: {
@@ -124,7 +129,7 @@ export const tables = {
     grain: '(subject, file_kind) resolved',
     columns: [
       c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
-      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt, sellers.json or buyers.json; with --ai-signals also tdmrep.json, llms.txt, rsl (an RSL licence)', { nullable: false, dict: true }),
+      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt, sellers.json or buyers.json; with --ai-signals also tdmrep.json, llms.txt, rsl (an RSL licence), home_page (the page at /, read up to the end of its head)', { nullable: false, dict: true }),
       c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url' (a developer host, however apps reached it: each app's path, direct or 'developer_url_parent', is its hops row), 'ad_system', 'intermediary' (a sellers.json reached through an INTERMEDIARY/BOTH entry, not itself an ad system named by a record)", { dict: true }),
       c('url', 'string', 'URL whose body was used (after redirects), null if none'),
       c('status', 'string', `what the content was, on every night however it was obtained: ${FILE_STATUSES.join(', ')}`, { dict: true }),
