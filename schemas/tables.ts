@@ -264,6 +264,16 @@ export const tables = {
       c('line_no', 'int32', '1-based line number', { nullable: false }),
     ],
   },
+  robots_managed_blocks: {
+    name: 'robots_managed_blocks',
+    grain: "block of a robots.txt written by a known generator, between its marker comments (docs/reference/ai-crawlers.md#who-wrote-the-block)",
+    columns: [
+      c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
+      c('managed_by', 'string', "the generator: 'cloudflare' (Cloudflare's managed robots.txt), 'yoast' (Yoast SEO)", { nullable: false, dict: true }),
+      c('begin_line', 'int32', 'line of the opening marker', { nullable: false }),
+      c('end_line', 'int32', 'line of the closing marker, null when the file ends first'),
+    ],
+  },
   // --- Consent signals beyond robots.txt (docs/reference/ai-signals.md) ---
   robots_licenses: {
     name: 'robots_licenses',
@@ -313,6 +323,36 @@ export const tables = {
       c('sections', 'int32', 'H2 headings (the file-list sections)', { nullable: false }),
       c('links', 'int32', 'links written in Markdown link syntax, outside fenced code', { nullable: false }),
       c('bytes', 'int64', 'body bytes', { nullable: false }),
+    ],
+  },
+  page_heads: {
+    name: 'page_heads',
+    grain: "home page (/) whose head was read (crawl --ai-signals): its head's and its answer's usage signals",
+    columns: [
+      c('host', 'string', 'listed site', { nullable: false }),
+      c('url', 'string', 'URL the head was read from (after redirects)'),
+      c('head', 'string', "how the reading ended: 'closed' (</head>), 'body' (a start tag that opens the body), 'unclosed' (the page ended first: read whole), 'cut' (still open at the byte cap: what follows was not read)", { nullable: false, dict: true }),
+      c('noai', 'bool', "a robots meta tag (name=robots) or an X-Robots-Tag field addressed to every agent says noai; false when none does and the head was read to its end; null when it was cut and nothing said so", {}),
+      c('noimageai', 'bool', 'the same for noimageai', {}),
+      c('content_usage', 'string', 'the Content-Usage header as sent (draft-ietf-aipref-attach-05 §4), null when absent', {}),
+      c('tdm_reservation', 'string', "TDMRep: the <meta name=tdm-reservation> content as written, else the answer's tdm-reservation header (the meta supersedes the header: TDMRep, \"Processing priority\"); null when neither", { dict: true }),
+      c('tdm_policy', 'string', 'the tdm-policy from the same place as tdm_reservation'),
+      c('tdm_from', 'string', "'meta' or 'header': where tdm_reservation came from", { dict: true }),
+      c('rsl_license_url', 'string', 'the first <link rel=license type=application/rsl+xml> href resolved against the page URL, else the first Link header rel=license (RSL 1.0); null when none or not a URL'),
+      c('rsl_license_from', 'string', "'link' (the head) or 'header' (a Link header)", { dict: true }),
+      c('directives', 'int32', 'page_directives rows of this page', { nullable: false }),
+    ],
+  },
+  page_directives: {
+    name: 'page_directives',
+    grain: 'directive of a robots meta tag, an X-Robots-Tag field or the Content-Usage header of a home page (crawl --ai-signals)',
+    columns: [
+      c('host', 'string', 'listed site', { nullable: false }),
+      c('no', 'int32', '1-based position in the page: meta tags in document order, then X-Robots-Tag fields, then Content-Usage', { nullable: false }),
+      c('source', 'string', "'meta', 'x-robots-tag' or 'content-usage'", { nullable: false, dict: true }),
+      c('user_agent', 'string', "'*' when addressed to every agent (name=robots; a field without 'agent:'), else the agent named, lower-cased", { nullable: false, dict: true }),
+      c('directive', 'string', 'lower-cased directive as written (noai, noimageai, noindex, max-snippet, …) or Content-Usage key (train-ai, search, …)', { nullable: false, dict: true }),
+      c('value', 'string', "the value after ':' (max-snippet: 20) or '=' (train-ai=n), as written; null for a bare directive", { dict: true }),
     ],
   },
   // --- end of consent signals ---

@@ -848,6 +848,14 @@ CREATE OR REPLACE VIEW llms_txt AS SELECT * EXCLUDE (filename) FROM read_parquet
 --   (robots.txt, ads.txt): the well-known file is the site-wide word, so it ranks first here.
 -- rsl_license_url: the first robots.txt License line (resolved). llms_txt: a Markdown llms.txt was
 --   served (true), asked and not (false), not asked (null: a night without --ai-signals).
+-- page_*: the home page / (--ai-signals; docs/reference/ai-signals.md#the-home-page): its files
+--   status; page_noai / page_noimageai true when a head robots meta tag or an X-Robots-Tag field
+--   addressed to every agent says so, false when the head was read and says nothing of it, null
+--   when it was not read (no head, a head cut at the cap with nothing said); the Content-Usage
+--   header as sent; the TDMRep meta (else the page's header); the RSL licence linked from the head
+--   (else a Link header). robots_managed_by: the first generator block of the robots.txt
+--   ('cloudflare', 'yoast'), null when hand-written. crawler_price: a 402's crawler-price header on
+--   any of the site's answers that night (pay per crawl; nothing is paid).
 -- Sites by combination of signals: docs/reference/ai-signals.md.
 CREATE OR REPLACE VIEW site_ai_consent AS
 WITH sites AS (
@@ -887,6 +895,16 @@ WITH sites AS (
   SELECT snapshot_date, host, arg_min(coalesce(resolved_url, url), line_no) AS url FROM robots_licenses GROUP BY ALL
 ), llms AS (
   SELECT snapshot_date, subject AS host, bool_or(valid) AS served FROM files WHERE file_kind = 'llms.txt' GROUP BY ALL
+), page_file AS (
+  SELECT snapshot_date, subject AS host, any_value(status) AS status FROM files WHERE file_kind = 'home_page' GROUP BY ALL
+), page AS (
+  SELECT snapshot_date, host, any_value(noai) AS noai, any_value(noimageai) AS noimageai, any_value(content_usage) AS content_usage,
+         any_value(tdm_reservation) AS tdm_reservation, any_value(rsl_license_url) AS rsl_license_url
+  FROM page_heads GROUP BY ALL
+), managed AS (
+  SELECT snapshot_date, host, arg_min(managed_by, begin_line) AS managed_by FROM robots_managed_blocks GROUP BY ALL
+), price AS (
+  SELECT snapshot_date, subject AS host, min(crawler_price) AS crawler_price FROM fetches WHERE status_code = 402 AND crawler_price IS NOT NULL GROUP BY ALL
 )
 SELECT s.snapshot_date, s.host,
        CASE WHEN st.blocked <> 'unknown' THEN CAST(coalesce(n.n, 0) AS INTEGER) END AS ai_agents_blocked_by_name,
@@ -894,7 +912,15 @@ SELECT s.snapshot_date, s.host,
        CAST(coalesce(r.reservation, h.reservation) AS INTEGER) AS tdm_reservation,
        CASE WHEN r.reservation IS NOT NULL THEN r.policy WHEN h.reservation = 1 THEN h.policy_1 WHEN h.reservation = 0 THEN h.policy_0 END AS tdm_policy,
        l.url AS rsl_license_url,
-       m.served AS llms_txt
+       m.served AS llms_txt,
+       pf.status AS page_status,
+       p.noai AS page_noai,
+       p.noimageai AS page_noimageai,
+       p.content_usage AS page_content_usage,
+       p.tdm_reservation AS page_tdm_reservation,
+       p.rsl_license_url AS page_rsl_license_url,
+       mb.managed_by AS robots_managed_by,
+       pr.crawler_price
 FROM sites s
 LEFT JOIN star st ON st.snapshot_date = s.snapshot_date AND st.host = s.host
 LEFT JOIN named n ON n.snapshot_date = s.snapshot_date AND n.host = s.host
@@ -902,7 +928,11 @@ LEFT JOIN signal sg ON sg.snapshot_date = s.snapshot_date AND sg.host = s.host
 LEFT JOIN rule r ON r.snapshot_date = s.snapshot_date AND r.host = s.host
 LEFT JOIN header h ON h.snapshot_date = s.snapshot_date AND h.host = s.host
 LEFT JOIN licence l ON l.snapshot_date = s.snapshot_date AND l.host = s.host
-LEFT JOIN llms m ON m.snapshot_date = s.snapshot_date AND m.host = s.host;
+LEFT JOIN llms m ON m.snapshot_date = s.snapshot_date AND m.host = s.host
+LEFT JOIN page_file pf ON pf.snapshot_date = s.snapshot_date AND pf.host = s.host
+LEFT JOIN page p ON p.snapshot_date = s.snapshot_date AND p.host = s.host
+LEFT JOIN managed mb ON mb.snapshot_date = s.snapshot_date AND mb.host = s.host
+LEFT JOIN price pr ON pr.snapshot_date = s.snapshot_date AND pr.host = s.host;
 -- --- end of consent signals ---
 
 -- buyers.json (IAB Tech Lab buyers.json 1.0) per night and ad system asked: whether it publishes
