@@ -834,6 +834,12 @@ CREATE OR REPLACE VIEW rsl_licenses AS SELECT * EXCLUDE (filename) FROM read_par
   WHERE filename IN (SELECT file FROM adsnap_parts('rsl_licenses'));
 CREATE OR REPLACE VIEW llms_txt AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('llms_txt'), r -> r || '/llms_txt/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('llms_txt'));
+CREATE OR REPLACE VIEW page_heads AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('page_heads'), r -> r || '/page_heads/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('page_heads'));
+CREATE OR REPLACE VIEW page_directives AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('page_directives'), r -> r || '/page_directives/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('page_directives'));
+CREATE OR REPLACE VIEW robots_managed_blocks AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_managed_blocks'), r -> r || '/robots_managed_blocks/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('robots_managed_blocks'));
 
 -- site_ai_consent: one row per night and listed site, every consent signal side by side.
 -- ai_agents_blocked_by_name: catalogue agents whose purpose is training, data, assistant or agent
