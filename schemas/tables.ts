@@ -366,6 +366,9 @@ export const tables = {
       c('catalogue_version', 'string', 'the catalogue file version', { dict: true }),
       c('catalogue_date', 'string', 'the catalogue file date (YYYY-MM-DD)', { dict: true }),
       c('catalogue_sha256', 'string', 'SHA-256 of the catalogue file', { dict: true }),
+      c('fetches_pages', 'bool', 'false for a token that only carries a preference and fetches nothing (Google-Extended, Applebot-Extended); true for a crawler; null when the catalogue does not say', {}),
+      c('controls', 'string[]', "what a disallow of it controls as its operator documents it: training, grounding, search_answers, user_fetches; null when not documented"),
+      c('controls_source', 'string', 'URL of the operator document that fetches_pages and controls come from', { dict: true }),
     ],
   },
   apps: {

@@ -654,11 +654,13 @@ GROUP BY ALL;
 -- group fully (the opt-out a study counts as "blocks an AI crawler"); share_partial is a
 -- restriction that is not an opt-out. `agents`: the group's catalogue agents.
 -- Counted without the product, as agent_access_shares: a site that names none of the group's
--- agents answers them all with its '*' answer.
+-- agents answers them all with its '*' answer. Only crawlers count: a token that fetches nothing
+-- (agents_catalogue.fetches_pages false: Google-Extended, Applebot-Extended) keeps no crawler out,
+-- so a site that disallows only it does not block its operator (docs/reference/ai-crawlers.md).
 CREATE OR REPLACE MACRO adsnap_agent_rollup(by_operator) AS TABLE
 WITH cat AS (
   SELECT snapshot_date, user_agent, any_value(grp) AS grp
-  FROM (SELECT snapshot_date, user_agent, CASE WHEN by_operator THEN operator ELSE purpose END AS grp FROM agents_catalogue)
+  FROM (SELECT snapshot_date, user_agent, CASE WHEN by_operator THEN operator ELSE purpose END AS grp FROM agents_catalogue WHERE fetches_pages IS NOT FALSE)
   GROUP BY ALL
 ), groups AS (
   SELECT snapshot_date, grp, count(*) AS agents FROM cat GROUP BY ALL
