@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
@@ -53,6 +54,7 @@ const ASKED: Record<string, Page> = {
   // The Creative Commons link has no RSL type: only the second link counts.
   'rsl-link.test': ['ok', false, false, null, null, 'https://rsl-link.test/license.xml', null, null],
   'tdm-meta.test': ['ok', false, false, null, '1', null, null, null],
+  'tokens-only.test': ['ok', false, false, null, null, null, null, null],
   // Never closed: read whole, its noimageai tag counts.
   'unclosed-head.test': ['ok', false, true, null, null, null, null, null],
   // googlebot: noindex, nofollow says nothing of AI.
@@ -96,7 +98,7 @@ describe('site_ai_consent: the home page, the managed block, pay per crawl (issu
     expect(rows).toEqual(expected(FREE));
     expect(pages).toEqual([{ n: 0 }]);
     expect(heads).toEqual([{ n: 0 }]);
-  }, 60_000);
+  }, 240_000);
 
   it('with --ai-signals: the head read and stopped at its end, directives as written, statuses', async () => {
     const out = await crawl('asked', ['--ai-signals']);
@@ -140,8 +142,42 @@ describe('site_ai_consent: the home page, the managed block, pay per crawl (issu
     ]);
     expect(blocks).toEqual([{ host: 'cf-managed.test', managed_by: 'cloudflare', begin_line: 1, end_line: 13 }]);
     // One request for / per site; every page here is small, read whole or to its </head>.
-    expect(fetched).toEqual([{ n: 9, most: 268 }]);
-  }, 60_000);
+    expect(fetched).toEqual([{ n: 10, most: 268 }]);
+  }, 240_000);
+
+  it('the report: page signals beside file signals, managed-block opt-outs and AI-crawler blocking by rank, by hand', async () => {
+    expect(asked).not.toBeNull();
+    const dir = path.join(tmp, 'report');
+    const r = await runCli(['report', asked!, '--out', dir]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as { sections: { key: string; figures: { key: string; rows: Record<string, unknown>[] }[] }[] };
+    const num = (v: unknown) => (typeof v === 'bigint' || (typeof v === 'string' && /^\d+$/.test(v)) ? Number(v) : v);
+    // The list has no rank column: line order ranks the 12 sites 1–12, so every bucket holds them all; the top 1k is shown.
+    const figure = (key: string) =>
+      report.sections.find((s) => s.key === 'consent')!.figures.find((f) => f.key === key)!.rows
+        .map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, num(v)])))
+        .filter((row) => row.top_n === 1000);
+    // 12 sites, every robots.txt read (a 404 is an answer); 11 heads read, one cut (noai/noimageai asked of 10).
+    expect(figure('consent.page_by_rank').map(({ level, signal, sites, asked: n }) => [level, signal, sites, n])).toEqual([
+      ['page', 'noai', 2, 10],
+      ['page', 'noimageai', 2, 10],
+      ['page', 'content_usage', 1, 12],
+      ['page', 'tdm_reservation', 1, 12],
+      ['page', 'rsl_link', 2, 12],
+      // cf-managed.test (GPTBot, Google-Extended) and tokens-only.test (both tokens): training agents by name.
+      ['file', 'ai_agents_blocked_by_name', 2, 12],
+      ['file', 'content_signal_ai_train_no', 1, 12],
+      ['file', 'tdm_reservation', 0, 12],
+      ['file', 'rsl_license', 0, 12],
+      ['file', 'llms_txt', 0, 12],
+    ]);
+    // cf-managed.test's one crawler opt-out (GPTBot) stands in Cloudflare's block.
+    expect(figure('consent.managed_optouts')).toEqual([{ top_n: 1000, robots_read: 12, managed_block: 1, opt_outs: 1, written_by_block: 1, partly_by_block: 0, share_by_block: 1 }]);
+    // tokens-only.test keeps no crawler out: not in ai_crawler_blocked.
+    expect(figure('consent.ai_blocking_by_rank')).toEqual([
+      { top_n: 1000, robots_read: 12, gptbot_named: 1, gptbot_blocked: 1, ai_crawler_blocked: 1, tokens_only: 1, share_gptbot_named: 1 / 12, share_ai_crawler_blocked: 1 / 12, share_tokens_only: 1 / 12 },
+    ]);
+  }, 240_000);
 
   it('adsnap reparse rebuilds the page tables from the kept heads and the copied fetches, row for row', async () => {
     expect(asked).not.toBeNull();
@@ -157,7 +193,7 @@ describe('site_ai_consent: the home page, the managed block, pay per crawl (issu
       "SELECT * EXCLUDE (snapshot_date) FROM parse_issues WHERE file_kind = 'home_page' ORDER BY subject, code",
     ];
     const before = await query(asked!, queries);
-    expect(before[1]!.length).toBe(10);
+    expect(before[1]!.length).toBe(11);
     expect(await query(rebuilt, queries)).toEqual(before);
-  }, 120_000);
+  }, 240_000);
 });
