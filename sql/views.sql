@@ -884,8 +884,12 @@ WITH sites AS (
 ), rule AS (
   SELECT snapshot_date, host, arg_min(tdm_reservation, rule_no) AS reservation, arg_min(tdm_policy, rule_no) AS policy
   FROM tdmrep_rules WHERE matches_root GROUP BY ALL
+), answers AS (
+  -- One reading of fetches for the answers that say something here: a TDM header, a 402's price.
+  SELECT snapshot_date, subject, final_url, trim(tdm_reservation) AS r, tdm_policy, status_code, crawler_price FROM fetches
+  WHERE trim(tdm_reservation) IN ('0', '1') OR (status_code = 402 AND crawler_price IS NOT NULL)
 ), tdm_answers AS (
-  SELECT snapshot_date, subject, final_url, trim(tdm_reservation) AS r, tdm_policy FROM fetches WHERE trim(tdm_reservation) IN ('0', '1')
+  SELECT snapshot_date, subject, final_url, r, tdm_policy FROM answers WHERE r IN ('0', '1')
 ), tdm_heard AS (
   SELECT snapshot_date, subject, r, tdm_policy FROM tdm_answers
   UNION ALL
@@ -902,9 +906,10 @@ WITH sites AS (
 ), licence AS (
   SELECT snapshot_date, host, arg_min(coalesce(resolved_url, url), line_no) AS url FROM robots_licenses GROUP BY ALL
 ), llms AS (
-  SELECT snapshot_date, subject AS host, bool_or(valid) AS served FROM files WHERE file_kind = 'llms.txt' GROUP BY ALL
-), page_file AS (
-  SELECT snapshot_date, subject AS host, any_value(status) AS status FROM files WHERE file_kind = 'home_page' GROUP BY ALL
+  -- One reading of files for llms.txt and the home page.
+  SELECT snapshot_date, subject AS host, bool_or(valid) FILTER (WHERE file_kind = 'llms.txt') AS served,
+         any_value(status) FILTER (WHERE file_kind = 'home_page') AS page_status
+  FROM files WHERE file_kind IN ('llms.txt', 'home_page') GROUP BY ALL
 ), page AS (
   SELECT snapshot_date, host, any_value(noai) AS noai, any_value(noimageai) AS noimageai, any_value(content_usage) AS content_usage,
          any_value(tdm_reservation) AS tdm_reservation, any_value(rsl_license_url) AS rsl_license_url
@@ -912,7 +917,7 @@ WITH sites AS (
 ), managed AS (
   SELECT snapshot_date, host, arg_min(managed_by, begin_line) AS managed_by FROM robots_managed_blocks GROUP BY ALL
 ), price AS (
-  SELECT snapshot_date, subject AS host, min(crawler_price) AS crawler_price FROM fetches WHERE status_code = 402 AND crawler_price IS NOT NULL GROUP BY ALL
+  SELECT snapshot_date, subject AS host, min(crawler_price) AS crawler_price FROM answers WHERE status_code = 402 AND crawler_price IS NOT NULL GROUP BY ALL
 )
 SELECT s.snapshot_date, s.host,
        CASE WHEN st.blocked <> 'unknown' THEN CAST(coalesce(n.n, 0) AS INTEGER) END AS ai_agents_blocked_by_name,
@@ -921,7 +926,7 @@ SELECT s.snapshot_date, s.host,
        CASE WHEN r.reservation IS NOT NULL THEN r.policy WHEN h.reservation = 1 THEN h.policy_1 WHEN h.reservation = 0 THEN h.policy_0 END AS tdm_policy,
        l.url AS rsl_license_url,
        m.served AS llms_txt,
-       pf.status AS page_status,
+       m.page_status,
        p.noai AS page_noai,
        p.noimageai AS page_noimageai,
        p.content_usage AS page_content_usage,
@@ -937,7 +942,6 @@ LEFT JOIN rule r ON r.snapshot_date = s.snapshot_date AND r.host = s.host
 LEFT JOIN header h ON h.snapshot_date = s.snapshot_date AND h.host = s.host
 LEFT JOIN licence l ON l.snapshot_date = s.snapshot_date AND l.host = s.host
 LEFT JOIN llms m ON m.snapshot_date = s.snapshot_date AND m.host = s.host
-LEFT JOIN page_file pf ON pf.snapshot_date = s.snapshot_date AND pf.host = s.host
 LEFT JOIN page p ON p.snapshot_date = s.snapshot_date AND p.host = s.host
 LEFT JOIN managed mb ON mb.snapshot_date = s.snapshot_date AND mb.host = s.host
 LEFT JOIN price pr ON pr.snapshot_date = s.snapshot_date AND pr.host = s.host;

@@ -20,16 +20,18 @@ WHERE c.${LATEST}
  * split into crawlers that fetch pages and tokens that fetch nothing (agents_catalogue.fetches_pages),
  * and how many of those groups stand inside a generator's managed block (robots_managed_blocks).
  */
-const OPT_OUTS = `optouts AS (
+const OPT_OUTS = `blocks AS (
+SELECT snapshot_date, host, list(struct_pack(b := begin_line, e := coalesce(end_line, 2147483647))) AS ranges FROM robots_managed_blocks GROUP BY ALL
+), optouts AS (
 SELECT a.snapshot_date, a.host,
   count(*) FILTER (WHERE k.fetches_pages IS NOT FALSE) AS crawlers,
   count(*) FILTER (WHERE k.fetches_pages = false) AS tokens,
-  count(*) FILTER (WHERE k.fetches_pages IS NOT FALSE AND m.managed_by IS NOT NULL) AS crawlers_in_managed,
+  count(*) FILTER (WHERE k.fetches_pages IS NOT FALSE AND len(list_filter(m.ranges, x -> a.group_line BETWEEN x.b AND x.e)) > 0) AS crawlers_in_managed,
   bool_or(a.user_agent = 'GPTBot') AS gptbot_blocked
-FROM robots_agent_access a
-JOIN agents_catalogue k ON k.snapshot_date = a.snapshot_date AND k.user_agent = a.user_agent
-LEFT JOIN robots_managed_blocks m ON m.snapshot_date = a.snapshot_date AND m.host = a.host AND a.group_line >= m.begin_line AND a.group_line <= coalesce(m.end_line, 2147483647)
-WHERE a.blocked = 'full' AND a.via = 'own_group' AND k.purpose IN ('training', 'data', 'assistant', 'agent')
+FROM (SELECT snapshot_date, host, user_agent, group_line FROM robots_agent_access WHERE blocked = 'full' AND via = 'own_group') a
+JOIN (SELECT snapshot_date, user_agent, fetches_pages FROM agents_catalogue WHERE purpose IN ('training', 'data', 'assistant', 'agent')) k ON k.snapshot_date = a.snapshot_date AND k.user_agent = a.user_agent
+LEFT JOIN blocks m ON m.snapshot_date = a.snapshot_date AND m.host = a.host
+WHERE a.${LATEST}
 GROUP BY ALL
 )`;
 
