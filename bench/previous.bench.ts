@@ -37,7 +37,7 @@ async function writeSnapshot(dir: string, n: number): Promise<void> {
     const fetchedAt = new Date(t0 + (i % 36000) * 1000);
     const p = w.write('files', { subject, file_kind: kind, via: 'root', url, status: 'ok', http_status: 200, valid: true, sha256: sha, content_type: 'text/plain', fetched_at: fetchedAt, etag: `"${sha.slice(0, 16)}"`, last_modified: 'Sun, 08 Nov 2026 10:00:00 GMT', fresh_until: new Date(fetchedAt.getTime() + 7 * 86400_000) } as Row<'files'>);
     if (p) await p;
-    const q = w.write('fetches', { url, host: subject, subject, file_kind: kind, status_code: 200, final_url: url, redirects: [], content_type: 'text/plain', bytes: 1000, truncated: false, sha256: sha, etag: `"${sha.slice(0, 16)}"`, attempts: 1, started_at: fetchedAt, duration_ms: 50, last_modified: null, error: null, remote_ip: null, tdm_reservation: null, tdm_policy: null } as Row<'fetches'>);
+    const q = w.write('fetches', { url, host: subject, subject, file_kind: kind, status_code: 200, final_url: url, redirects: [], content_type: 'text/plain', bytes: 1000, truncated: false, sha256: sha, etag: `"${sha.slice(0, 16)}"`, attempts: 1, started_at: fetchedAt, duration_ms: 50, last_modified: null, error: null, remote_ip: null, tdm_reservation: null, tdm_policy: null, x_robots_tag: [], content_usage: null, link: null, crawler_price: null } as Row<'fetches'>);
     if (q) await q;
   }
   const c = await w.commit();

@@ -91,7 +91,7 @@ export function looksLikeHtml(text: string): boolean {
   return sniffer.decide() === 'html';
 }
 
-/** robots_rules, robots_sitemaps, parse_issues of a parsed robots.txt and the verdicts of its policy; returns the rule count. */
+/** robots_rules, robots_sitemaps, robots_managed_blocks, parse_issues of a parsed robots.txt and the verdicts of its policy; returns the rule count. */
 export function emitRobots(out: Rows, host: string, txt: RobotsTxt | null, policy: RobotsPolicy, agents: readonly string[], paths: readonly string[], semantics: RobotsSemantics): number {
   let rules = 0;
   if (txt) {
@@ -104,6 +104,7 @@ export function emitRobots(out: Rows, host: string, txt: RobotsTxt | null, polic
       }
     }
     for (const s of txt.sitemaps) out.emit('robots_sitemaps', { host, url: s.url, line_no: s.lineNo });
+    for (const b of txt.managedBlocks) out.emit('robots_managed_blocks', { host, managed_by: b.generator, begin_line: b.beginLine, end_line: b.endLine });
     for (const i of txt.issues) out.emit('parse_issues', issueRow(host, 'robots.txt', i));
   }
   for (const v of verdicts(policy, agents, paths)) {

@@ -19,6 +19,7 @@ import { emitAgentRows, emitCatalogue, emitLicenses } from './robots-agents.js';
 import { isConsentKind, parseConsentBody } from './consent-bodies.js';
 import { adsContent, buyersContent, consentContent, robotsContent, sellersContent, withContent } from './file-row.js';
 import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
+import { rebuildHomePage } from './page-head.js';
 
 /**
  * `adsnap reparse` (docs/guide/nightly.md#reparse): rebuilds one snapshot's parsed tables from the bodies kept in
@@ -28,7 +29,7 @@ import { loadAgentsCatalogue } from '../src/resolve/agents-catalogue.js';
  * `robots_*`, `sellers` — is produced again. The result is written to another snapshot root.
  */
 const COPIED: readonly TableName[] = ['targets', 'fetches', 'hops', 'apps'];
-const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files', 'buyers', 'buyers_files', 'robots_licenses', 'tdmrep_rules', 'rsl_licenses', 'llms_txt'];
+const REBUILT: readonly TableName[] = ['files', 'ads_records', 'ads_variables', 'parse_issues', 'robots_rules', 'robots_sitemaps', 'robots_managed_blocks', 'robots_verdicts', 'robots_agent_access', 'robots_usage_signals', 'agents_catalogue', 'sellers', 'sellers_files', 'buyers', 'buyers_files', 'robots_licenses', 'tdmrep_rules', 'rsl_licenses', 'llms_txt', 'page_heads', 'page_directives'];
 /** How snapshots written before `files.obtained` existed said it, in `files.status`. */
 const LEGACY_OBTAINED: Record<string, Obtained> = { cached: 'reused', not_modified: 'revalidated', carried_forward: 'carried_forward' };
 
@@ -156,6 +157,7 @@ async function rebuildFile(out: RowEmitter, db: SnapshotDb, date: string, f: Row
     if (!stream) return row;
     return withContent(row, consentContent(await parseConsentBody(out, f.subject, f.file_kind, f.url ?? '', stream), truncated));
   }
+  if (f.file_kind === 'home_page') return rebuildHomePage(out, db, date, row, stream, agents);
   if (f.file_kind === 'sellers.json') {
     if (stream) {
       const read = await parseSellersBody(out, f.subject, stream);

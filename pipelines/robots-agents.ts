@@ -39,6 +39,16 @@ export function emitLicenses(out: Rows, host: string, txt: RobotsTxt | null, rob
 /** The `agents_catalogue` rows: the catalogue a night used, written once per run. */
 export function emitCatalogue(out: Rows, c: AgentsCatalogue): void {
   for (const a of c.agents) {
-    out.emit('agents_catalogue', { user_agent: a.token, operator: a.operator, purpose: a.purpose, catalogue_version: c.version, catalogue_date: c.date, catalogue_sha256: c.sha256 });
+    out.emit('agents_catalogue', {
+      user_agent: a.token,
+      operator: a.operator,
+      purpose: a.purpose,
+      catalogue_version: c.version,
+      catalogue_date: c.date,
+      catalogue_sha256: c.sha256,
+      fetches_pages: a.fetchesPages,
+      controls: a.controls,
+      controls_source: a.controlsSource === null ? null : (c.sourceUrls[a.controlsSource] ?? null),
+    });
   }
 }

@@ -58,6 +58,7 @@ export const FILE_STATUSES = [
   'invalid_json',
   'not_sellers_json',
   'not_buyers_json',
+  'payment_required',
 ] as const;
 export type FileStatus = (typeof FILE_STATUSES)[number];
 
@@ -100,7 +101,7 @@ export const tables = {
       c('url', 'string', 'requested URL', { nullable: false }),
       c('host', 'string', 'host of the requested URL'),
       c('subject', 'string', 'subject the request was made for'),
-      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page', or with --ai-signals 'tdmrep.json', 'llms.txt', 'rsl'", { dict: true }),
+      c('file_kind', 'string', "'ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page', or with --ai-signals 'tdmrep.json', 'llms.txt', 'rsl', 'home_page' (the site's /, its head only)", { dict: true }),
       c('status_code', 'int32', 'final HTTP status, null when no HTTP answer'),
       c('final_url', 'string', 'URL of the last response in the redirect chain'),
       c('redirects', 'string[]', 'redirect chain: every URL redirected to, in order'),
@@ -117,6 +118,10 @@ export const tables = {
       c('duration_ms', 'int32', 'wall time of the whole request, redirects and body included'),
       c('tdm_reservation', 'string', "the last response's tdm-reservation header as served (TDMRep §3.2: '1' reserves text and data mining rights, '0' does not), null when absent", { dict: true }),
       c('tdm_policy', 'string', "the last response's tdm-policy header as served (TDMRep §3.2: URL of the TDM policy), null when absent"),
+      c('x_robots_tag', 'string[]', "the last response's X-Robots-Tag header fields as served, one element per field (Google's robots meta specification: directives, optionally after 'agent:'), empty when absent"),
+      c('content_usage', 'string', "the last response's Content-Usage header as served (draft-ietf-aipref-attach-05 §4: usage preferences for the resource), null when absent"),
+      c('link', 'string', "the last response's Link header as served (RFC 8288; RSL 1.0 names a licence with rel=\"license\"), null when absent"),
+      c('crawler_price', 'string', "the last response's crawler-price header as served (Cloudflare pay per crawl: the price a 402 Payment Required asks; nothing is paid), null when absent"),
     ],
   },
   files: {
@@ -124,7 +129,7 @@ export const tables = {
     grain: '(subject, file_kind) resolved',
     columns: [
       c('subject', 'string', 'host the file is authoritative for', { nullable: false }),
-      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt, sellers.json or buyers.json; with --ai-signals also tdmrep.json, llms.txt, rsl (an RSL licence)', { nullable: false, dict: true }),
+      c('file_kind', 'string', 'ads.txt, app-ads.txt, robots.txt, sellers.json or buyers.json; with --ai-signals also tdmrep.json, llms.txt, rsl (an RSL licence), home_page (the page at /, read up to the end of its head)', { nullable: false, dict: true }),
       c('via', 'string', "'root', 'subdomain', 'inventorypartnerdomain', 'developer_url' (a developer host, however apps reached it: each app's path, direct or 'developer_url_parent', is its hops row), 'ad_system', 'intermediary' (a sellers.json reached through an INTERMEDIARY/BOTH entry, not itself an ad system named by a record)", { dict: true }),
       c('url', 'string', 'URL whose body was used (after redirects), null if none'),
       c('status', 'string', `what the content was, on every night however it was obtained: ${FILE_STATUSES.join(', ')}`, { dict: true }),
@@ -259,6 +264,16 @@ export const tables = {
       c('line_no', 'int32', '1-based line number', { nullable: false }),
     ],
   },
+  robots_managed_blocks: {
+    name: 'robots_managed_blocks',
+    grain: "block of a robots.txt written by a known generator, between its marker comments (docs/reference/ai-crawlers.md#who-wrote-the-block)",
+    columns: [
+      c('host', 'string', 'host the robots.txt was fetched for', { nullable: false }),
+      c('managed_by', 'string', "the generator: 'cloudflare' (Cloudflare's managed robots.txt), 'yoast' (Yoast SEO)", { nullable: false, dict: true }),
+      c('begin_line', 'int32', 'line of the opening marker', { nullable: false }),
+      c('end_line', 'int32', 'line of the closing marker, null when the file ends first'),
+    ],
+  },
   // --- Consent signals beyond robots.txt (docs/reference/ai-signals.md) ---
   robots_licenses: {
     name: 'robots_licenses',
@@ -310,6 +325,36 @@ export const tables = {
       c('bytes', 'int64', 'body bytes', { nullable: false }),
     ],
   },
+  page_heads: {
+    name: 'page_heads',
+    grain: "home page (/) whose head was read (crawl --ai-signals): its head's and its answer's usage signals",
+    columns: [
+      c('host', 'string', 'listed site', { nullable: false }),
+      c('url', 'string', 'URL the head was read from (after redirects)'),
+      c('head', 'string', "how the reading ended: 'closed' (</head>), 'body' (a start tag that opens the body), 'unclosed' (the page ended first: read whole), 'cut' (still open at the byte cap: what follows was not read)", { nullable: false, dict: true }),
+      c('noai', 'bool', "a robots meta tag (name=robots) or an X-Robots-Tag field addressed to every agent says noai; false when none does and the head was read to its end; null when it was cut and nothing said so", {}),
+      c('noimageai', 'bool', 'the same for noimageai', {}),
+      c('content_usage', 'string', 'the Content-Usage header as sent (draft-ietf-aipref-attach-05 §4), null when absent', {}),
+      c('tdm_reservation', 'string', "TDMRep: the <meta name=tdm-reservation> content as written, else the answer's tdm-reservation header (the meta supersedes the header: TDMRep, \"Processing priority\"); null when neither", { dict: true }),
+      c('tdm_policy', 'string', 'the tdm-policy from the same place as tdm_reservation'),
+      c('tdm_from', 'string', "'meta' or 'header': where tdm_reservation came from", { dict: true }),
+      c('rsl_license_url', 'string', 'the first <link rel=license type=application/rsl+xml> href resolved against the page URL, else the first Link header rel=license (RSL 1.0); null when none or not a URL'),
+      c('rsl_license_from', 'string', "'link' (the head) or 'header' (a Link header)", { dict: true }),
+      c('directives', 'int32', 'page_directives rows of this page', { nullable: false }),
+    ],
+  },
+  page_directives: {
+    name: 'page_directives',
+    grain: 'directive of a robots meta tag, an X-Robots-Tag field or the Content-Usage header of a home page (crawl --ai-signals)',
+    columns: [
+      c('host', 'string', 'listed site', { nullable: false }),
+      c('no', 'int32', '1-based position in the page: meta tags in document order, then X-Robots-Tag fields, then Content-Usage', { nullable: false }),
+      c('source', 'string', "'meta', 'x-robots-tag' or 'content-usage'", { nullable: false, dict: true }),
+      c('user_agent', 'string', "'*' when addressed to every agent (name=robots; a field without 'agent:'), else the agent named, lower-cased", { nullable: false, dict: true }),
+      c('directive', 'string', 'lower-cased directive as written (noai, noimageai, noindex, max-snippet, …) or Content-Usage key (train-ai, search, …)', { nullable: false, dict: true }),
+      c('value', 'string', "the value after ':' (max-snippet: 20) or '=' (train-ai=n), as written; null for a bare directive", { dict: true }),
+    ],
+  },
   // --- end of consent signals ---
   agents_catalogue: {
     name: 'agents_catalogue',
@@ -321,6 +366,9 @@ export const tables = {
       c('catalogue_version', 'string', 'the catalogue file version', { dict: true }),
       c('catalogue_date', 'string', 'the catalogue file date (YYYY-MM-DD)', { dict: true }),
       c('catalogue_sha256', 'string', 'SHA-256 of the catalogue file', { dict: true }),
+      c('fetches_pages', 'bool', 'false for a token that only carries a preference and fetches nothing (Google-Extended, Applebot-Extended); true for a crawler; null when the catalogue does not say', {}),
+      c('controls', 'string[]', "what a disallow of it controls as its operator documents it: training, grounding, search_answers, user_fetches; null when not documented"),
+      c('controls_source', 'string', 'URL of the operator document that fetches_pages and controls come from', { dict: true }),
     ],
   },
   apps: {

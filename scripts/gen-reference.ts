@@ -156,7 +156,7 @@ async function renderStatuses(): Promise<string> {
     '',
     'By kind: an ads.txt or app-ads.txt takes any of the content and fetch statuses; a robots.txt is `ok`, `too_large`,',
     '`html` or a fetch status (its access result, RFC 9309 §2.3.1, is in [robots.md](robots.md)); a sellers.json adds',
-    '`invalid_json` and `not_sellers_json`; a buyers.json `invalid_json` and `not_buyers_json`. `apps.status` is the status of the app-ads.txt used, or one of',
+    '`invalid_json` and `not_sellers_json`; a buyers.json `invalid_json` and `not_buyers_json`; a home page (`home_page`, crawl --ai-signals) is `ok` (its head read), `too_large` (its head cut at the cap) or a fetch status. `apps.status` is the status of the app-ads.txt used, or one of',
     '`not_participating` (empty `appstore:developer_url`), `no_developer_url`, `invalid_developer_url`,',
     '`disallowed_by_robots`, `store_<status>` when the store listing could not be read.',
     '',

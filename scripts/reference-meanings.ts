@@ -98,6 +98,7 @@ export const fileStatusMeanings: Record<string, string> = {
   invalid_json: 'sellers.json: not JSON; tdmrep.json: not JSON, or not an array of rules (TDMRep §3.1)',
   not_sellers_json: 'sellers.json: valid JSON but no `sellers` array',
   not_buyers_json: 'buyers.json: valid JSON but no `buyers` array',
+  payment_required: "HTTP 402 (pay per crawl: access at a price, not a refusal); the answer's `crawler-price` header is in `fetches.crawler_price`, and nothing is paid",
 };
 
 export const obtainedMeanings: Record<string, string> = {

@@ -92,6 +92,8 @@ CREATE OR REPLACE VIEW robots_agent_access AS SELECT * EXCLUDE (filename) FROM r
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_agent_access'));
 CREATE OR REPLACE VIEW robots_usage_signals AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_usage_signals'), r -> r || '/robots_usage_signals/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_usage_signals'));
+CREATE OR REPLACE VIEW robots_managed_blocks AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_managed_blocks'), r -> r || '/robots_managed_blocks/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('robots_managed_blocks'));
 CREATE OR REPLACE VIEW robots_licenses AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('robots_licenses'), r -> r || '/robots_licenses/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('robots_licenses'));
 CREATE OR REPLACE VIEW tdmrep_rules AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('tdmrep_rules'), r -> r || '/tdmrep_rules/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
@@ -100,6 +102,10 @@ CREATE OR REPLACE VIEW rsl_licenses AS SELECT * EXCLUDE (filename) FROM read_par
   WHERE filename IN (SELECT file FROM adsnap_parts('rsl_licenses'));
 CREATE OR REPLACE VIEW llms_txt AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('llms_txt'), r -> r || '/llms_txt/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('llms_txt'));
+CREATE OR REPLACE VIEW page_heads AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('page_heads'), r -> r || '/page_heads/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('page_heads'));
+CREATE OR REPLACE VIEW page_directives AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('page_directives'), r -> r || '/page_directives/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts('page_directives'));
 CREATE OR REPLACE VIEW agents_catalogue AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('agents_catalogue'), r -> r || '/agents_catalogue/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('agents_catalogue'));
 CREATE OR REPLACE VIEW apps AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('apps'), r -> r || '/apps/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
@@ -674,11 +680,13 @@ GROUP BY ALL;
 -- group fully (the opt-out a study counts as "blocks an AI crawler"); share_partial is a
 -- restriction that is not an opt-out. `agents`: the group's catalogue agents.
 -- Counted without the product, as agent_access_shares: a site that names none of the group's
--- agents answers them all with its '*' answer.
+-- agents answers them all with its '*' answer. Only crawlers count: a token that fetches nothing
+-- (agents_catalogue.fetches_pages false: Google-Extended, Applebot-Extended) keeps no crawler out,
+-- so a site that disallows only it does not block its operator (docs/reference/ai-crawlers.md).
 CREATE OR REPLACE MACRO adsnap_agent_rollup(by_operator) AS TABLE
 WITH cat AS (
   SELECT snapshot_date, user_agent, any_value(grp) AS grp
-  FROM (SELECT snapshot_date, user_agent, CASE WHEN by_operator THEN operator ELSE purpose END AS grp FROM agents_catalogue)
+  FROM (SELECT snapshot_date, user_agent, CASE WHEN by_operator THEN operator ELSE purpose END AS grp FROM agents_catalogue WHERE fetches_pages IS NOT FALSE)
   GROUP BY ALL
 ), groups AS (
   SELECT snapshot_date, grp, count(*) AS agents FROM cat GROUP BY ALL
@@ -861,6 +869,14 @@ CREATE OR REPLACE VIEW headline_figures AS SELECT * FROM headline_figures_at(NUL
 --   (robots.txt, ads.txt): the well-known file is the site-wide word, so it ranks first here.
 -- rsl_license_url: the first robots.txt License line (resolved). llms_txt: a Markdown llms.txt was
 --   served (true), asked and not (false), not asked (null: a night without --ai-signals).
+-- page_*: the home page / (--ai-signals; docs/reference/ai-signals.md#the-home-page): its files
+--   status; page_noai / page_noimageai true when a head robots meta tag or an X-Robots-Tag field
+--   addressed to every agent says so, false when the head was read and says nothing of it, null
+--   when it was not read (no head, a head cut at the cap with nothing said); the Content-Usage
+--   header as sent; the TDMRep meta (else the page's header); the RSL licence linked from the head
+--   (else a Link header). robots_managed_by: the first generator block of the robots.txt
+--   ('cloudflare', 'yoast'), null when hand-written. crawler_price: a 402's crawler-price header on
+--   any of the site's answers that night (pay per crawl; nothing is paid).
 -- Sites by combination of signals: docs/reference/ai-signals.md.
 CREATE OR REPLACE VIEW site_ai_consent AS
 WITH sites AS (
@@ -881,8 +897,12 @@ WITH sites AS (
 ), rule AS (
   SELECT snapshot_date, host, arg_min(tdm_reservation, rule_no) AS reservation, arg_min(tdm_policy, rule_no) AS policy
   FROM tdmrep_rules WHERE matches_root GROUP BY ALL
+), answers AS (
+  -- One reading of fetches for the answers that say something here: a TDM header, a 402's price.
+  SELECT snapshot_date, subject, final_url, trim(tdm_reservation) AS r, tdm_policy, status_code, crawler_price FROM fetches
+  WHERE trim(tdm_reservation) IN ('0', '1') OR (status_code = 402 AND crawler_price IS NOT NULL)
 ), tdm_answers AS (
-  SELECT snapshot_date, subject, final_url, trim(tdm_reservation) AS r, tdm_policy FROM fetches WHERE trim(tdm_reservation) IN ('0', '1')
+  SELECT snapshot_date, subject, final_url, r, tdm_policy FROM answers WHERE r IN ('0', '1')
 ), tdm_heard AS (
   SELECT snapshot_date, subject, r, tdm_policy FROM tdm_answers
   UNION ALL
@@ -899,7 +919,18 @@ WITH sites AS (
 ), licence AS (
   SELECT snapshot_date, host, arg_min(coalesce(resolved_url, url), line_no) AS url FROM robots_licenses GROUP BY ALL
 ), llms AS (
-  SELECT snapshot_date, subject AS host, bool_or(valid) AS served FROM files WHERE file_kind = 'llms.txt' GROUP BY ALL
+  -- One reading of files for llms.txt and the home page.
+  SELECT snapshot_date, subject AS host, bool_or(valid) FILTER (WHERE file_kind = 'llms.txt') AS served,
+         any_value(status) FILTER (WHERE file_kind = 'home_page') AS page_status
+  FROM files WHERE file_kind IN ('llms.txt', 'home_page') GROUP BY ALL
+), page AS (
+  SELECT snapshot_date, host, any_value(noai) AS noai, any_value(noimageai) AS noimageai, any_value(content_usage) AS content_usage,
+         any_value(tdm_reservation) AS tdm_reservation, any_value(rsl_license_url) AS rsl_license_url
+  FROM page_heads GROUP BY ALL
+), managed AS (
+  SELECT snapshot_date, host, arg_min(managed_by, begin_line) AS managed_by FROM robots_managed_blocks GROUP BY ALL
+), price AS (
+  SELECT snapshot_date, subject AS host, min(crawler_price) AS crawler_price FROM answers WHERE status_code = 402 AND crawler_price IS NOT NULL GROUP BY ALL
 )
 SELECT s.snapshot_date, s.host,
        CASE WHEN st.blocked <> 'unknown' THEN CAST(coalesce(n.n, 0) AS INTEGER) END AS ai_agents_blocked_by_name,
@@ -907,7 +938,15 @@ SELECT s.snapshot_date, s.host,
        CAST(coalesce(r.reservation, h.reservation) AS INTEGER) AS tdm_reservation,
        CASE WHEN r.reservation IS NOT NULL THEN r.policy WHEN h.reservation = 1 THEN h.policy_1 WHEN h.reservation = 0 THEN h.policy_0 END AS tdm_policy,
        l.url AS rsl_license_url,
-       m.served AS llms_txt
+       m.served AS llms_txt,
+       m.page_status,
+       p.noai AS page_noai,
+       p.noimageai AS page_noimageai,
+       p.content_usage AS page_content_usage,
+       p.tdm_reservation AS page_tdm_reservation,
+       p.rsl_license_url AS page_rsl_license_url,
+       mb.managed_by AS robots_managed_by,
+       pr.crawler_price
 FROM sites s
 LEFT JOIN star st ON st.snapshot_date = s.snapshot_date AND st.host = s.host
 LEFT JOIN named n ON n.snapshot_date = s.snapshot_date AND n.host = s.host
@@ -915,7 +954,10 @@ LEFT JOIN signal sg ON sg.snapshot_date = s.snapshot_date AND sg.host = s.host
 LEFT JOIN rule r ON r.snapshot_date = s.snapshot_date AND r.host = s.host
 LEFT JOIN header h ON h.snapshot_date = s.snapshot_date AND h.host = s.host
 LEFT JOIN licence l ON l.snapshot_date = s.snapshot_date AND l.host = s.host
-LEFT JOIN llms m ON m.snapshot_date = s.snapshot_date AND m.host = s.host;
+LEFT JOIN llms m ON m.snapshot_date = s.snapshot_date AND m.host = s.host
+LEFT JOIN page p ON p.snapshot_date = s.snapshot_date AND p.host = s.host
+LEFT JOIN managed mb ON mb.snapshot_date = s.snapshot_date AND mb.host = s.host
+LEFT JOIN price pr ON pr.snapshot_date = s.snapshot_date AND pr.host = s.host;
 -- --- end of consent signals ---
 
 -- buyers.json (IAB Tech Lab buyers.json 1.0) per night and ad system asked: whether it publishes

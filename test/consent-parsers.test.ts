@@ -117,7 +117,7 @@ describe('issue codes', () => {
     expect(new Set(all).size).toBe(all.length);
     for (const c of consentIssueCodes) {
       expect(c.code).toMatch(/^[A-Z][A-Z0-9_]+$/);
-      expect(c.spec).toMatch(/TDMRep|RSL|llms\.txt/);
+      expect(c.spec).toMatch(/TDMRep|RSL|llms\.txt|HTML Living Standard|draft-ietf-aipref/);
     }
   });
 });

@@ -107,7 +107,7 @@ export const KNOBS_USAGE = `Operating knobs (docs/guide/operating.md; all echoed
   --timeout [KIND=]MS     whole-chain budget per file kind (repeatable; default ${D.totalTimeoutMs['ads.txt']}, sellers.json ${D.totalTimeoutMs['sellers.json']})
   --max-bytes [KIND=]N    body byte cap per file kind, after decompression (repeatable; default
                           ads.txt/app-ads.txt ${size(D.maxBytes['ads.txt'])}, robots.txt ${size(D.maxBytes['robots.txt'])}, sellers.json ${size(D.maxBytes['sellers.json'])}, store_page ${size(D.maxBytes.store_page)},
-                          tdmrep.json ${size(D.maxBytes['tdmrep.json'])}, llms.txt ${size(D.maxBytes['llms.txt'])}, rsl ${size(D.maxBytes.rsl)})
+                          tdmrep.json ${size(D.maxBytes['tdmrep.json'])}, llms.txt ${size(D.maxBytes['llms.txt'])}, rsl ${size(D.maxBytes.rsl)}, home_page ${size(D.maxBytes.home_page)})
   --retries N             retries of a reset, 408, 429, 502, 503, 504 per hop (default ${D.retries}, at most 10)
   --retry-base MS, --retry-max MS  backoff between retries, doubling with jitter (default ${D.retryBaseMs}, ${D.retryMaxMs})
   --max-retry-after MS    longest Retry-After waited for; longer ends the request (default ${D.maxRetryAfterMs})

@@ -54,6 +54,12 @@ export function chainResult<T>(start: ChainStart, answer: HopAnswer | null, read
     // TDMRep §3.2: every response may carry the reservation; kept as served, read by site_ai_consent.
     tdm_reservation: headerValue(h, 'tdm-reservation'),
     tdm_policy: headerValue(h, 'tdm-policy'),
+    // The page's usage signals (docs/reference/ai-signals.md): kept as served, read by reparse and the views.
+    x_robots_tag: headerFields(h, 'x-robots-tag'),
+    content_usage: headerValue(h, 'content-usage'),
+    link: headerValue(h, 'link'),
+    // Cloudflare pay per crawl: a 402's price, kept (nothing is paid).
+    crawler_price: headerValue(h, 'crawler-price'),
   };
   return {
     row,
@@ -63,6 +69,12 @@ export function chainResult<T>(start: ChainStart, answer: HopAnswer | null, read
     // RFC 9110 §15.4.5: a 304 answers our conditional request only when we made one.
     notModified: error === null && answer?.status === 304 && Boolean(v?.etag || v?.lastModified),
   };
+}
+
+/** Every field of a header as served, one element per field line (a scope such as `googlebot:` holds within its field only). */
+function headerFields(h: HopAnswer['headers'] | null, name: string): string[] {
+  const v = h?.[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
 /** The caller's outcome: every chain's row, and the answer of the one used (the last). */

@@ -103,6 +103,9 @@ export const defaultMaxBytes: Readonly<Record<FetchKind, number>> = {
   'tdmrep.json': 1 * MiB,
   'llms.txt': 4 * MiB,
   rsl: 4 * MiB,
+  // The home page is read only up to the end of its head (docs/reference/ai-signals.md): a head
+  // larger than this is cut, and the row says so.
+  home_page: 256 * KiB,
 };
 
 export const defaultTotalTimeoutMs: Readonly<Record<FetchKind, number>> = {
@@ -115,6 +118,7 @@ export const defaultTotalTimeoutMs: Readonly<Record<FetchKind, number>> = {
   'tdmrep.json': 30_000,
   'llms.txt': 30_000,
   rsl: 30_000,
+  home_page: 30_000,
 };
 
 function int(name: string, v: unknown, fallback: number, min: number): number {

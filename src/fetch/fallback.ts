@@ -8,7 +8,7 @@ import type { FetchKind, FetchRow } from './types.js';
  * chain and its own `fetches` row. The consent files (--ai-signals) follow the site's files: a site
  * served over HTTP only still speaks.
  */
-export const HTTP_FALLBACK: ReadonlySet<FetchKind> = new Set(['ads.txt', 'app-ads.txt', 'robots.txt', 'tdmrep.json', 'llms.txt', 'rsl']);
+export const HTTP_FALLBACK: ReadonlySet<FetchKind> = new Set(['ads.txt', 'app-ads.txt', 'robots.txt', 'tdmrep.json', 'llms.txt', 'rsl', 'home_page']);
 
 /**
  * The http:// URL to try after the chain `first`, or null when none is tried. spec-decisions:

@@ -29,6 +29,7 @@ const ACCEPT: Record<FetchKind, string> = {
   'tdmrep.json': 'application/json, */*;q=0.5',
   'llms.txt': 'text/markdown, text/plain;q=0.9, */*;q=0.5',
   rsl: 'application/rsl+xml, application/xml, text/xml;q=0.9, */*;q=0.5',
+  home_page: 'text/html, application/xhtml+xml;q=0.9, */*;q=0.5',
 };
 
 /** An absolute http(s) URL without its fragment, or null. */

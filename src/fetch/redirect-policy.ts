@@ -37,6 +37,8 @@ export const redirectPolicies: Readonly<Record<FetchKind, RedirectPolicy>> = {
   'tdmrep.json': { maxRedirects: 10, adsScope: false },
   'llms.txt': { maxRedirects: 10, adsScope: false },
   rsl: { maxRedirects: 10, adsScope: false },
+  // A home page commonly redirects to www. or a language path: followed like any page.
+  home_page: { maxRedirects: 10, adsScope: false },
 };
 
 export interface RedirectState {

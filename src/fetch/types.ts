@@ -1,6 +1,6 @@
 /** The kinds of file the crawl fetches; each has its own redirect policy, byte cap and deadline. */
-export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'buyers.json' | 'store_page' | 'tdmrep.json' | 'llms.txt' | 'rsl';
-export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page', 'tdmrep.json', 'llms.txt', 'rsl'];
+export type FetchKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'buyers.json' | 'store_page' | 'tdmrep.json' | 'llms.txt' | 'rsl' | 'home_page';
+export const fetchKinds: readonly FetchKind[] = ['ads.txt', 'app-ads.txt', 'robots.txt', 'sellers.json', 'buyers.json', 'store_page', 'tdmrep.json', 'llms.txt', 'rsl', 'home_page'];
 
 /**
  * What one request chain made: a `fetches` row (contract §3). The fetch layer knows no tables;
@@ -27,6 +27,10 @@ export interface FetchRow {
   duration_ms: number | null;
   tdm_reservation: string | null;
   tdm_policy: string | null;
+  x_robots_tag: string[] | null;
+  content_usage: string | null;
+  link: string | null;
+  crawler_price: string | null;
 }
 
 export interface Validators {

@@ -20,7 +20,19 @@ export interface CatalogueAgent {
   purpose: string;
   /** Ids of the catalogue's `sources` that back the entry (at least one). */
   sources: string[];
+  /**
+   * False for a token that only carries a preference and fetches nothing (Google-Extended,
+   * Applebot-Extended); null when the entry does not say (a crawler, by default).
+   */
+  fetchesPages: boolean | null;
+  /** What a disallow of it controls, as its operator documents it (AGENT_CONTROLS); null when not documented. */
+  controls: string[] | null;
+  /** The source id backing `fetchesPages` and `controls`; null when neither is given. */
+  controlsSource: string | null;
 }
+
+/** What a disallow may control (docs/reference/ai-crawlers.md#what-each-agent-is). */
+export const AGENT_CONTROLS: readonly string[] = ['training', 'grounding', 'search_answers', 'user_fetches'];
 
 export interface AgentsCatalogue {
   version: string;
@@ -31,6 +43,8 @@ export interface AgentsCatalogue {
   /** The file read; null for the shipped one. */
   file: string | null;
   agents: readonly CatalogueAgent[];
+  /** Source id → URL. */
+  sourceUrls: Readonly<Record<string, string>>;
 }
 
 /** Upper bound on entries: each one adds rows per site only where a robots.txt names it, but is checked on every host. */
@@ -95,9 +109,22 @@ export function parseAgentsCatalogue(bytes: Uint8Array, where: string, file: str
     const src = a.sources;
     if (!Array.isArray(src) || src.length === 0) return fail(`${at}: "sources" must list at least one source id`);
     for (const s of src) if (typeof s !== 'string' || !Object.hasOwn(sources, s)) fail(`${at}: source ${JSON.stringify(s)} is not in "sources"`);
-    return { token: token as string, operator: (operator as string).trim(), purpose: purpose as string, sources: src as string[] };
+    return { token: token as string, operator: (operator as string).trim(), purpose: purpose as string, sources: src as string[], ...whatItIs(a, at, sources, fail) };
   });
-  return { version: version as string, date: date as string, sha256: createHash('sha256').update(bytes).digest('hex'), file, agents: out };
+  const sourceUrls = Object.fromEntries(Object.entries(sources).map(([id, x]) => [id, (x as { url: string }).url]));
+  return { version: version as string, date: date as string, sha256: createHash('sha256').update(bytes).digest('hex'), file, agents: out, sourceUrls };
+}
+
+/** An entry's optional `fetches_pages`, `controls` and the `controls_source` that must back them. */
+function whatItIs(a: Record<string, unknown>, at: string, sources: Record<string, unknown>, fail: (msg: string) => never): Pick<CatalogueAgent, 'fetchesPages' | 'controls' | 'controlsSource'> {
+  const { fetches_pages: fetches, controls, controls_source: source } = a;
+  if (fetches === undefined && controls === undefined) return { fetchesPages: null, controls: null, controlsSource: null };
+  if (fetches !== undefined && typeof fetches !== 'boolean') fail(`${at}: "fetches_pages" must be true or false`);
+  if (controls !== undefined && (!Array.isArray(controls) || controls.some((c) => typeof c !== 'string' || !AGENT_CONTROLS.includes(c)))) {
+    fail(`${at}: "controls" must list some of ${AGENT_CONTROLS.join(', ')}`);
+  }
+  if (typeof source !== 'string' || !Object.hasOwn(sources, source)) fail(`${at}: "fetches_pages" and "controls" need a "controls_source" listed in "sources"`);
+  return { fetchesPages: (fetches as boolean | undefined) ?? null, controls: (controls as string[] | undefined) ?? null, controlsSource: source as string };
 }
 
 /** What the run manifest records of the catalogue used. */

@@ -32,6 +32,8 @@ export function statusFromFetch(status: number | null, error: string | null): Fi
   if (status >= 200 && status < 300) return null;
   if (status === 404) return 'not_found'; // ads.txt 1.1 §3.1
   if (status === 401 || status === 403) return 'unauthorized';
+  // RFC 9110 §15.5.3, used by pay per crawl (Cloudflare, 2025): consent at a price, not a refusal.
+  if (status === 402) return 'payment_required';
   if (status === 429) return 'rate_limited'; // RFC 6585 §4
   return 'http_error';
 }

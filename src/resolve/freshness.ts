@@ -4,7 +4,7 @@
  * fetch fails (ads.txt 1.1 §3.1, RFC 9309 §2.3.1.4). Pure functions: time is always passed in.
  */
 
-export type FreshnessKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'buyers.json' | 'store_page' | 'tdmrep.json' | 'llms.txt' | 'rsl';
+export type FreshnessKind = 'ads.txt' | 'app-ads.txt' | 'robots.txt' | 'sellers.json' | 'buyers.json' | 'store_page' | 'tdmrep.json' | 'llms.txt' | 'rsl' | 'home_page';
 
 export interface CacheHeaders {
   cacheControl: string | null;

@@ -253,3 +253,12 @@ export const TDMREP_WEIGHTS = { none: 0.95, reserve_all: 0.03, reserve_news: 0.0
 export const LLMS_TXT_WEIGHTS = { none: 0.93, markdown: 0.05, html: 0.02 } as const;
 /** Share of sites whose robots.txt response carries `tdm-reservation: 1` (TDMRep §3.2). */
 export const TDM_HEADER_SHARE = 0.02;
+/**
+ * The home page (crawl --ai-signals reads its head): what its head says. Assumed shares, not
+ * measured: NoAI meta tags and X-Robots-Tag noai are rare (the IMC 2025 study "Somesite I Used To
+ * Crawl" finds them on a small minority of sites); most heads say nothing of AI.
+ */
+export const HOME_PAGE_WEIGHTS = { plain: 0.95, noai_meta: 0.02, noai_header: 0.01, tdm_meta: 0.01, rsl_link: 0.01 } as const;
+/** Bytes of a synthetic home page's head (style and script inline, as many real heads have) and body. */
+export const HOME_PAGE_HEAD_BYTES = 12 * 1024;
+export const HOME_PAGE_BODY_BYTES = 48 * 1024;

@@ -8,7 +8,8 @@ export type Severity = 'error' | 'warning' | 'info';
 
 export interface ConsentIssueCode {
   code: string;
-  kind: ConsentFileKind;
+  /** `home_page`: the site's / read up to the end of its head (page-head.ts). */
+  kind: ConsentFileKind | 'home_page';
   severity: Severity;
   meaning: string;
   spec: string;
@@ -17,6 +18,7 @@ export interface ConsentIssueCode {
 const TDMREP = 'TDMRep (W3C CG Final Report 2024-05-10) §3.1';
 const RSL = 'RSL 1.0 (RSL TSC, 2025)';
 const LLMS = 'llms.txt proposal (2024-09-03)';
+const HTML_HEAD = 'HTML Living Standard §13.2.6.4.4 (the "in head" insertion mode)';
 
 export const consentIssueCodes: readonly ConsentIssueCode[] = [
   { code: 'TDMREP_NOT_JSON', kind: 'tdmrep.json', severity: 'error', meaning: 'the body is not JSON: the site does not implement the protocol (no rule is read)', spec: TDMREP },
@@ -37,6 +39,9 @@ export const consentIssueCodes: readonly ConsentIssueCode[] = [
   { code: 'RSL_TERM_NO_TYPE', kind: 'rsl', severity: 'warning', meaning: '<permits>/<prohibits> without its type attribute (usage, user, geo); kept with type "unknown"', spec: `${RSL} <permits>` },
   { code: 'RSL_UNKNOWN_TERM_TYPE', kind: 'rsl', severity: 'info', meaning: '<permits>/<prohibits> type other than usage, user, geo; kept as written', spec: `${RSL} <permits>` },
   { code: 'LLMS_NO_TITLE', kind: 'llms.txt', severity: 'error', meaning: 'no H1 heading (`# Title`), the one section the proposal requires: not read as an llms.txt', spec: LLMS },
+  { code: 'PAGE_HEAD_CUT', kind: 'home_page', severity: 'warning', meaning: 'the head was still open at the byte cap (--max-bytes home_page=N, 256 KiB by default): what lies past it was not read, so an absent signal is unknown', spec: HTML_HEAD },
+  { code: 'PAGE_HEAD_UNCLOSED', kind: 'home_page', severity: 'info', meaning: 'the page ended with its head still open (no </head>, no body element): the whole page was read as its head', spec: HTML_HEAD },
+  { code: 'PAGE_CONTENT_USAGE_INVALID', kind: 'home_page', severity: 'warning', meaning: 'the Content-Usage header is not a Structured Fields Dictionary (RFC 9651 §3.2): ignored as a whole', spec: 'draft-ietf-aipref-attach-05 §4' },
   { code: 'LLMS_TITLE_NOT_FIRST', kind: 'llms.txt', severity: 'warning', meaning: 'text before the H1 title (the proposal puts the title first)', spec: LLMS },
 ];
 

@@ -12,3 +12,4 @@ export { normalisePattern, normaliseUrlPath, escapeGooglePattern, urlPathOctets 
 export { isValidProductToken, productTokenOf } from './user-agent.js';
 export { robotsRuleRows, type RobotsRuleRow } from './rule-rows.js';
 export { licenseLines, type LicenseLine } from './licenses.js';
+export type { ManagedBlock } from './managed-blocks.js';

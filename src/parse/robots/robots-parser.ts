@@ -14,6 +14,7 @@
  * - Each rule keeps its value's octets as read (`RobotsRule.octets`) beside the RFC pattern, so
  *   the matcher can be compiled in either reading from one parse.
  */
+import { ManagedBlocks } from './managed-blocks.js';
 import { normalisePattern } from './percent-encoding.js';
 import { splitRobotsLine } from './robots-line.js';
 import type { RobotsGroup, RobotsIssue, RobotsIssueSeverity, RobotsTxt } from './types.js';
@@ -63,6 +64,7 @@ export class RobotsParser {
   private readonly others: RobotsTxt['others'] = [];
   private readonly issues: RobotsIssue[] = [];
   private readonly fileIssues: RobotsIssue[] = [];
+  private readonly managed = new ManagedBlocks();
 
   constructor(options: RobotsParserOptions = {}) {
     const max = options.maxBytes ?? ROBOTS_PARSE_LIMIT;
@@ -125,6 +127,7 @@ export class RobotsParser {
       unknownLines: this.unknownLines,
       status,
       utf16: this.utf16 !== null,
+      managedBlocks: this.managed.blocks,
     };
   }
 
@@ -200,6 +203,8 @@ export class RobotsParser {
     if (parsed === null) {
       const t = text.trim();
       if (t.length > 0 && t[0] !== '#') this.invalidLine(lineNo, 'not a `key: value` line; ignored', text);
+      // A generator's markers are whole-line comments (managed-blocks.ts).
+      else if (t.length > 0) this.managed.comment(lineNo, t);
       return;
     }
     const { kind, key, value } = parsed;

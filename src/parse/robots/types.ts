@@ -1,3 +1,4 @@
+import type { ManagedBlock } from './managed-blocks.js';
 /**
  * The data a robots.txt yields (RFC 9309 §2.1–2.2): groups of user-agent lines with their
  * allow/disallow rules, sitemap lines, other records, and what was odd about the file.
@@ -71,4 +72,6 @@ export interface RobotsTxt {
   status: RobotsStatus;
   /** The body was UTF-16 (by its BOM) and decoded; Google's reference reads the octets and finds no rule. */
   utf16: boolean;
+  /** Blocks written by a known generator (Cloudflare's managed robots.txt…), by their comment markers. */
+  managedBlocks: ManagedBlock[];
 }

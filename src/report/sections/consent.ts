@@ -1,6 +1,7 @@
 /** The report's section '10. Consent signals beyond robots.txt' (view site_ai_consent; docs/reference/ai-signals.md): its figures. */
 import type { SectionDef } from '../figure-types.js';
 import { LATEST, latest } from './nights.js';
+import { consentByRankFigures } from './consent-rank.js';
 
 export const consentSection: SectionDef = {
   key: 'consent',
@@ -44,5 +45,6 @@ SELECT signal_a, signal_b, count(*) FILTER (WHERE a AND b) AS both, count(*) FIL
 count(*) FILTER (WHERE b AND NOT a) AS only_b, count(*) FILTER (WHERE NOT a AND NOT b) AS neither, count(*) AS sites
 FROM p GROUP BY ALL ORDER BY any_value(o)`,
     },
+    ...consentByRankFigures,
   ],
 };
