@@ -2,10 +2,9 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { NO_BODY, readBody } from '../src/fetch/answer-body.js';
 import { chainResult, outcomeOf, type ChainStart } from '../src/fetch/chain-result.js';
-import type { OpenResponse } from '../src/fetch/exchange.js';
 import { fallbackUrl } from '../src/fetch/fallback.js';
 import { holdWalls, WallHolds, type HoldConfig } from '../src/fetch/holds.js';
-import { compose, type Hop, type HopAnswer, type HopPolicy, type ResponseHeaders, type SendHop } from '../src/fetch/hop.js';
+import { compose, type Hop, type HopAnswer, type HopPolicy, type OpenResponse, type ResponseHeaders, type SendHop } from '../src/fetch/hop.js';
 import { Politeness } from '../src/fetch/politeness.js';
 import { followRedirects } from '../src/fetch/redirect-policy.js';
 import { retryTransient, type RetryConfig } from '../src/fetch/retry.js';
@@ -132,7 +131,7 @@ describe('retryTransient', () => {
     }
   });
 
-  it('asks again after a 503, discarding it (the hold is waited out in politeness), until an answer comes', async () => {
+  it('asks again after a 503, discarding it and waiting on its own (the backoff without Retry-After, else Retry-After), until an answer comes', async () => {
     const busy = response(503);
     const ok = response(200);
     const c = config();
@@ -140,7 +139,11 @@ describe('retryTransient', () => {
     expect(a.response).toBe(ok);
     expect(a.attempts).toBe(2);
     expect(busy.finished).toBe(true);
-    expect(c.slept).toEqual([]);
+    expect(c.slept).toEqual([75]); // no hold policy inside: the retry's own backoff
+    const limited = response(429, { 'retry-after': '7' });
+    const c2 = config();
+    const b = await retryTransient(c2)(scripted([(h) => answerOf(h, limited), (h) => answerOf(h, response(200))]))(hop());
+    expect([b.status, b.attempts, c2.slept]).toEqual([200, 2, [7000]]);
   });
 
   it('keeps a 429 whose Retry-After is beyond maxRetryAfterMs, and stops when the chain budget is spent', async () => {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import type { Agent, Dispatcher } from 'undici';
+import type { Agent } from 'undici';
 import { discardStream } from './body-reader.js';
 import type { FetchConfig } from './config.js';
 import { classifyError, FetchFailure, type FetchErrorCode } from './errors.js';
-import type { Hop, HopAnswer, SendHop } from './hop.js';
+import type { Hop, HopAnswer, OpenResponse, SendHop } from './hop.js';
 import type { Politeness } from './politeness.js';
 import type { RouteTable } from './routes.js';
 import { resolveTarget, type Target, type TargetDeps } from './target.js';
@@ -14,22 +14,6 @@ import { resolveTarget, type Target, type TargetDeps } from './target.js';
  * still holding its slots and its whole-request deadline, so the body is read under both;
  * `finish()` lets them go. Retries, holds and redirects are the policies around it (hop.ts).
  */
-
-/** Network time left for a whole chain (hops, retries and body; waiting for a slot is not counted). */
-export interface Budget {
-  remainingMs: number;
-}
-
-export interface OpenResponse {
-  res: Dispatcher.ResponseData;
-  target: Target;
-  /** When the whole-request deadline fires (performance.now() clock). */
-  deadlineAt: number;
-  /** The code of our own deadline or abort when it cut the exchange, else null. */
-  abortCode(): FetchErrorCode | null;
-  /** Clears the timers and releases the slots (idempotent). */
-  finish(): void;
-}
 
 export interface ExchangeDeps {
   agent: Agent;

@@ -8,10 +8,10 @@ import { chainResult, outcomeOf, type ChainResult, type ChainStart } from './cha
 import type { FetchConfig } from './config.js';
 import { AddressAllowList } from './address-guard.js';
 import { DnsCache, operatorResolver } from './dns-cache.js';
-import { discard, sendOnce, type OpenResponse } from './exchange.js';
+import { discard, sendOnce } from './exchange.js';
 import { fallbackUrl } from './fallback.js';
 import { holdWalls, WallHolds } from './holds.js';
-import { compose, headerValue, type SendHop } from './hop.js';
+import { compose, headerValue, type HopAnswer, type OpenResponse, type SendHop } from './hop.js';
 import { Politeness } from './politeness.js';
 import { followRedirects } from './redirect-policy.js';
 import { retryTransient } from './retry.js';
@@ -141,20 +141,20 @@ export class Fetcher {
     const budget = { remainingMs: this.config.totalTimeoutMs[req.kind] };
     const a = await this.send({ url, kind: req.kind, headers, budget, signal: req.signal, closeConnection: req.closeConnection === true, attempt: 1 });
     const r = a.response;
-    if (r === null) return chainResult(start, a, NO_BODY);
-    if (r.res.statusCode < 200 || r.res.statusCode > 299) {
+    if (r === null || a.status === null) return chainResult(start, a, NO_BODY);
+    if (a.status < 200 || a.status > 299) {
       await discard(r);
       return chainResult(start, a, NO_BODY);
     }
-    const read = await readBody(r, this.meta(req.kind, url, a.url, r), consume, this.walls);
+    const read = await readBody(r, this.meta(req.kind, url, a, a.status, r), consume, this.walls);
     this.counters.bytes += read.bytes;
     return chainResult(start, a, read);
   }
 
   /** What the consumer learns before reading a 2xx answer of the chain that began at `url`. */
-  private meta(kind: FetchKind, url: URL, finalUrl: URL, r: OpenResponse): ResponseMeta {
-    const { res } = r;
-    return { url: url.href, finalUrl: finalUrl.href, status: res.statusCode, headers: res.headers, contentType: headerValue(res.headers, 'content-type'), maxBytes: this.config.maxBytes[kind], deadlineAt: r.deadlineAt };
+  private meta(kind: FetchKind, url: URL, a: HopAnswer, status: number, r: OpenResponse): ResponseMeta {
+    const headers = a.headers ?? {};
+    return { url: url.href, finalUrl: a.url.href, status, headers, contentType: headerValue(headers, 'content-type'), maxBytes: this.config.maxBytes[kind], deadlineAt: r.deadlineAt };
   }
 
   stats(): FetcherStats {

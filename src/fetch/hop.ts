@@ -1,5 +1,6 @@
+import type { Dispatcher } from 'undici';
 import type { FetchErrorCode } from './errors.js';
-import type { Budget, OpenResponse } from './exchange.js';
+import type { Target } from './target.js';
 import type { FetchKind } from './types.js';
 
 /**
@@ -17,6 +18,22 @@ import type { FetchKind } from './types.js';
  * (answer-body.ts: decoding, byte cap, hash) and the fetcher may try HTTP after HTTPS
  * (fallback.ts).
  */
+
+/** Network time left for a whole chain (hops, retries and body; waiting for a slot is not counted). */
+export interface Budget {
+  remainingMs: number;
+}
+
+export interface OpenResponse {
+  res: Dispatcher.ResponseData;
+  target: Target;
+  /** When the whole-request deadline fires (performance.now() clock). */
+  deadlineAt: number;
+  /** The code of our own deadline or abort when it cut the exchange, else null. */
+  abortCode(): FetchErrorCode | null;
+  /** Clears the timers and releases the slots (idempotent). */
+  finish(): void;
+}
 
 /** Response headers as undici gives them (names lower-cased). */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
