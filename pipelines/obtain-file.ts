@@ -123,7 +123,7 @@ export async function obtainFile<T>(
   });
   // On the run's clock, like files.fetched_at (--now shifts both, for tests, benchmarks and backfills).
   if (ctx.clockOffsetMs !== 0) for (const r of outcome.rows) if (r.started_at) r.started_at = new Date(r.started_at.getTime() + ctx.clockOffsetMs);
-  ctx.out.fetches(outcome, ctx.stats);
+  ctx.out.fetches(outcome);
   const todays = reading as RowScope | null;
   const bodyRead = outcome.body !== null && !outcome.notModified;
   if (writer) {

@@ -177,7 +177,7 @@ describe('holdWalls and WallHolds', () => {
     const a = await policy(scripted([(h) => answerOf(h, wall)]))(hop());
     expect(a).toMatchObject({ error: 'challenge', status: 403, response: null });
     expect(wall.finished).toBe(true);
-    expect(walls.counts).toEqual({ cloudflare: 1 });
+    expect(walls.counters.wallVendors).toEqual({ cloudflare: 1 });
     expect(politeness.clocks.waitMs('a.example')).toBe(30_000);
     expect(politeness.ipClocks.waitMs('192.0.2.7')).toBe(5_000);
   });
@@ -187,7 +187,7 @@ describe('holdWalls and WallHolds', () => {
     const page = response(503, { 'content-type': 'text/html', 'retry-after': '10' }, ['<html><head><title>Just a moment...</title>']);
     const a = await policy(scripted([(h) => answerOf(h, page)]))(hop());
     expect(a.error).toBe('challenge');
-    expect(walls.counts).toEqual({ cloudflare: 1 });
+    expect(walls.counters.wallVendors).toEqual({ cloudflare: 1 });
     expect(politeness.clocks.waitMs('a.example')).toBe(10_000);
   });
 
@@ -202,7 +202,7 @@ describe('holdWalls and WallHolds', () => {
     await policy(scripted([(h) => answerOf(h, response(503))]))({ ...hop(), attempt: 2 });
     expect(politeness.clocks.waitMs('a.example')).toBe(100); // equal jitter of 100·2 with random 0
     expect(politeness.ipClocks.waitMs('192.0.2.7')).toBe(0);
-    expect(walls.counts).toEqual({});
+    expect(walls.counters.wallVendors).toEqual({});
     expect(politeness.backoffs).toEqual({ hosts: 2, ips: 1 });
   });
 
@@ -275,7 +275,7 @@ describe('readBody', () => {
     const read = await readBody(r, meta(r, 1000), async () => void (called = true), w);
     expect(read).toMatchObject({ error: 'challenge', bytes: 0, body: null });
     expect(called).toBe(false);
-    expect(w.counts).toEqual({ imperva: 1 });
+    expect(w.counters.wallVendors).toEqual({ imperva: 1 });
     const own = response(200, { 'content-type': 'text/html' }, ['<html><body>our page</body></html>']);
     expect((await readBody(own, meta(own, 1000), text, w)).body).toBe('<html><body>our page</body></html>');
   });

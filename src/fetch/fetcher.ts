@@ -10,6 +10,7 @@ import { AddressAllowList } from './address-guard.js';
 import { DnsCache, operatorResolver } from './dns-cache.js';
 import { discard, sendOnce } from './exchange.js';
 import { fallbackUrl } from './fallback.js';
+import { FetchCounters } from './fetch-counters.js';
 import { holdWalls, WallHolds } from './holds.js';
 import { compose, headerValue, type HopAnswer, type OpenResponse, type SendHop } from './hop.js';
 import { Politeness } from './politeness.js';
@@ -93,25 +94,26 @@ export class Fetcher {
   /** The policies, composed once (hop.ts). */
   private readonly send: SendHop;
   private readonly walls: WallHolds;
-  private readonly counters = { requests: 0, fetches: 0, bytes: 0 };
-  private readonly errorCounts: Record<string, number> = {};
+  /** The one sink of this stack's events (fetch-counters.ts): what stats(), the run's progress line and its manifest read. */
+  readonly counters: FetchCounters;
   private readonly unresponsive: UnresponsiveAddresses | null;
 
-  constructor(config: FetchConfig) {
+  constructor(config: FetchConfig, counters: FetchCounters = new FetchCounters()) {
     this.config = config;
+    this.counters = counters;
     this.unresponsive = config.unresponsiveAfter > 0 ? new UnresponsiveAddresses({ threshold: config.unresponsiveAfter, now: config.now }) : null;
     this.agent = createAgent(config, this.routes, this.unresponsive ?? undefined);
     this.dns = new DnsCache(config.resolver, config.dnsCacheSize, config.dnsTtlMs, config.dnsNegativeTtlMs, config.now);
     this.operatorDns = new DnsCache(operatorResolver, 256, config.dnsTtlMs, 1000, config.now);
-    this.politeness = new Politeness({ perHost: config.perHost, perIp: config.perIp, concurrency: config.concurrency, now: config.now, sleep: config.sleep, onBackoff: config.onBackoff ?? undefined });
-    this.walls = new WallHolds(this.politeness, config);
+    this.politeness = new Politeness({ perHost: config.perHost, perIp: config.perIp, concurrency: config.concurrency, now: config.now, sleep: config.sleep, onBackoff: config.onBackoff ?? undefined, counters });
+    this.walls = new WallHolds(this.politeness, config, counters);
     const deps = {
       agent: this.agent,
       routes: this.routes,
       politeness: this.politeness,
       config,
       targets: { connectTo: config.connectTo, dns: this.dns, operatorDns: this.operatorDns, blockPrivateAddresses: config.blockPrivateAddresses, allowList: new AddressAllowList(config.allowAddresses) },
-      onSend: () => void this.counters.requests++,
+      onSend: () => counters.sent(),
     };
     this.send = compose(sendOnce(deps), holdWalls(this.walls, config.now), retryTransient(config), followRedirects);
   }
@@ -122,7 +124,7 @@ export class Fetcher {
     const used = httpUrl === null ? first : await this.chain(req, httpUrl, consume);
     const rows = used === first ? [first.row] : [first.row, used.row];
     this.counters.fetches++;
-    for (const r of rows) if (r.error) this.errorCounts[r.error] = (this.errorCounts[r.error] ?? 0) + 1;
+    for (const r of rows) this.counters.chain(r);
     return outcomeOf(rows, used);
   }
 
@@ -147,7 +149,6 @@ export class Fetcher {
       return chainResult(start, a, NO_BODY);
     }
     const read = await readBody(r, this.meta(req.kind, url, a, a.status, r), consume, this.walls);
-    this.counters.bytes += read.bytes;
     return chainResult(start, a, read);
   }
 
@@ -163,7 +164,7 @@ export class Fetcher {
       requests: this.counters.requests,
       fetches: this.counters.fetches,
       bytes: this.counters.bytes,
-      errors: { ...this.errorCounts },
+      errors: { ...this.counters.errors },
       dnsCacheSize: this.dns.size,
       dnsHits: this.dns.hits,
       dnsMisses: this.dns.misses,
@@ -171,8 +172,8 @@ export class Fetcher {
       ipsTracked: this.politeness.ips.keys,
       hostsDeferred: this.politeness.clocks.size,
       ipsDeferred: this.politeness.ipClocks.size,
-      backoffs: { ...this.politeness.backoffs },
-      walls: { ...this.walls.counts },
+      backoffs: { ...this.counters.backoffs },
+      walls: { ...this.counters.wallVendors },
       unresponsive: { marked: this.unresponsive?.marked ?? 0, skipped: this.unresponsive?.skipped ?? 0 },
       routes: this.routes.size,
       pools: Object.keys(this.agent.stats).length,

@@ -1,6 +1,7 @@
 import { decodeBody, discardStream, peekHead } from './body-reader.js';
 import { CHALLENGE_PEEK_BYTES, challengeFromBody, challengeFromHeaders, mayBeChallenge, type WallVendor } from './challenge.js';
 import type { FetchConfig } from './config.js';
+import { FetchCounters } from './fetch-counters.js';
 import { discard, ipKeyOf } from './exchange.js';
 import { headerValue, type HopPolicy, type OpenResponse, type ResponseHeaders } from './hop.js';
 import type { Politeness } from './politeness.js';
@@ -17,12 +18,11 @@ import type { Target } from './target.js';
 export type HoldConfig = Pick<FetchConfig, 'wallHoldMs' | 'maxRetryAfterMs' | 'ipBackoffMs' | 'retryBaseMs' | 'retryMaxMs' | 'random' | 'now'>;
 
 export class WallHolds {
-  /** Walls met so far, by vendor (the run manifest's `walls`). */
-  readonly counts: Record<string, number> = {};
-
   constructor(
     private readonly politeness: Politeness,
     private readonly config: HoldConfig,
+    /** Where walls are counted, by vendor (the fetch stack's one sink). */
+    readonly counters: FetchCounters = new FetchCounters(),
   ) {}
 
   /**
@@ -30,7 +30,7 @@ export class WallHolds {
    * Retry-After, else wallHoldMs, at most maxRetryAfterMs) and, briefly, the address behind it.
    */
   met(vendor: WallVendor, target: Target, retryAfterMs: number | null): void {
-    this.counts[vendor] = (this.counts[vendor] ?? 0) + 1;
+    this.counters.wall(vendor);
     const hold = Math.min(retryAfterMs ?? this.config.wallHoldMs, this.config.maxRetryAfterMs);
     this.politeness.backOff(target.host, hold, ipKeyOf(target), Math.min(hold, this.config.ipBackoffMs), `challenge:${vendor}`);
   }
