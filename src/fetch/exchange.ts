@@ -41,6 +41,30 @@ export async function discard(r: OpenResponse): Promise<void> {
   }
 }
 
+/**
+ * One 'abort' listener per caller signal however many requests listen on it: the run's signal has
+ * one request per lane in flight (256 by default), and an EventTarget's add and remove each walk
+ * its whole listener list, so a listener per request cost O(lanes) twice per request.
+ */
+const abortWatchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+function watchAbort(signal: AbortSignal, onAbort: () => void): () => void {
+  let watching = abortWatchers.get(signal);
+  if (watching === undefined) {
+    const set = new Set<() => void>();
+    watching = set;
+    abortWatchers.set(signal, set);
+    const onAbortAll = () => {
+      for (const f of [...set]) f();
+      set.clear();
+    };
+    signal.addEventListener('abort', onAbortAll, { once: true });
+  }
+  const set = watching;
+  set.add(onAbort);
+  return () => void set.delete(onAbort);
+}
+
 /** The key the per-address limit and clock use for a target (see attemptOnce). */
 export function ipKeyOf(target: Target): string {
   return target.viaConnectTo ? `connect-to ${target.host}` : target.ip;
@@ -71,15 +95,14 @@ async function attemptOnce(hop: Hop, deps: ExchangeDeps, answer: HopAnswer): Pro
   const remaining = Math.max(1, Math.floor(budget.remainingMs));
   const total = setTimeout(fire, remaining, 'timeout', 'whole-request deadline');
   const head = setTimeout(fire, Math.min(deps.config.headersTimeoutMs, remaining), 'timeout', 'headers deadline');
-  const onAbort = () => fire('aborted', 'aborted by caller');
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const unwatch = signal ? watchAbort(signal, () => fire('aborted', 'aborted by caller')) : noop;
   let finished = false;
   const finish = () => {
     if (finished) return;
     finished = true;
     clearTimeout(total);
     clearTimeout(head);
-    signal?.removeEventListener('abort', onAbort);
+    unwatch();
     budget.remainingMs -= performance.now() - start;
     releaseRoute();
     release();
