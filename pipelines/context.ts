@@ -75,8 +75,8 @@ export interface Rows {
   emit<N extends TableName>(table: N, row: Row<N>): void;
   /** Resolves once the writer has room again. */
   settle(): Promise<void>;
-  /** Writes a request's `fetches` rows and counts them. */
-  fetches(outcome: FetchOutcome<unknown>, stats: RunStats): void;
+  /** Writes a request's `fetches` rows (the Fetcher counted them: FetchCounters). */
+  fetches(outcome: FetchOutcome<unknown>): void;
   /** A scope whose rows reach this one only when it is committed. */
   begin(): RowScope;
   /**
@@ -113,11 +113,8 @@ abstract class Emitter implements Rows {
     }
   }
 
-  fetches(outcome: FetchOutcome<unknown>, stats: RunStats): void {
-    for (const r of outcome.rows) {
-      this.emit('fetches', r);
-      stats.countFetch(r);
-    }
+  fetches(outcome: FetchOutcome<unknown>): void {
+    for (const r of outcome.rows) this.emit('fetches', r);
   }
 
   begin(): RowScope {

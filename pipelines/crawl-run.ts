@@ -75,8 +75,7 @@ export class CrawlRun {
     // Every request in flight listens on the run's signal: hundreds at once is expected.
     setMaxListeners(0, signal);
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-    // Holds set on hosts and addresses (429, bot walls) are counted for the progress line and the manifest.
-    const fetchConfig = resolveFetchConfig({ onBackoff: (scope, _key, _ms, cause) => stats.countBackoff(scope, cause), ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency, recordNow: () => clock.now() });
+    const fetchConfig = resolveFetchConfig({ ...options.fetch, concurrency: options.fetch?.concurrency ?? concurrency, recordNow: () => clock.now() });
     const saved = journal.previous;
     const catalogue = options.agentsCatalogue ?? (await loadAgentsCatalogue());
     // Where ad systems publish sellers.json: the shipped table under the run's entries, read once (its hash goes in the manifest).
@@ -91,7 +90,7 @@ export class CrawlRun {
       attempt: journal.attempt,
     });
     const root = new RowEmitter(writer);
-    const ctx = crawlContext(options, new Fetcher(fetchConfig), root, stats, signal, catalogue, clock);
+    const ctx = crawlContext(options, new Fetcher(fetchConfig, stats.fetch), root, stats, signal, catalogue, clock);
     const referrals = new Referrals();
     // A sharded run's store robots.txt is recorded by the shard owning the store host (stage 'referrals').
     const appRegistry = new AppRegistry(shard === null);

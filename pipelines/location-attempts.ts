@@ -5,7 +5,6 @@
  * `fetches` row whatever happens to its attempt.
  */
 import type { FetchOutcome } from '../src/fetch/index.js';
-import type { RunStats } from './run-stats.js';
 import type { CrawlContext, Rows, RowScope } from './context.js';
 
 /** A CrawlContext whose parsed rows go to `scope`; its fetches rows to the context's own rows. */
@@ -16,7 +15,7 @@ export function attemptContext(ctx: CrawlContext, scope: RowScope): CrawlContext
       await scope.settle();
       await ctx.out.settle();
     },
-    fetches: (outcome: FetchOutcome<unknown>, stats: RunStats) => ctx.out.fetches(outcome, stats),
+    fetches: (outcome: FetchOutcome<unknown>) => ctx.out.fetches(outcome),
     begin: () => scope.begin(),
     note: (collection, value) => scope.note(collection, value),
   };

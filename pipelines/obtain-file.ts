@@ -121,7 +121,7 @@ export async function obtainFile<T>(
     const tee = writer ? teeInto(stream, writer) : stream;
     return consume(tee, meta, reading);
   });
-  ctx.out.fetches(outcome, ctx.stats);
+  ctx.out.fetches(outcome);
   const todays = reading as RowScope | null;
   const bodyRead = outcome.body !== null && !outcome.notModified;
   if (writer) {

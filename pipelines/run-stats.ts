@@ -1,8 +1,13 @@
 import type { Row } from '../schemas/tables.js';
 import type { StatsState } from './run-state.js';
 import { progressPhase, type Phase, type ProgressPhase } from './phases.js';
+import { FetchCounters } from '../src/fetch/index.js';
 
-/** Counters of a run: what the progress display, the JSON log lines and the run manifest report. */
+/**
+ * Counters of a run: what the progress display, the JSON log lines and the run manifest report.
+ * The fetch events (requests, bytes, errors, walls, 429s, holds) are the fetch stack's own sink,
+ * `fetch`, which the run's Fetcher counts into as they happen: one set of counters for all readers.
+ */
 export class RunStats {
   startedAt = Date.now();
   targetsTotal: number | null = null;
@@ -10,9 +15,8 @@ export class RunStats {
   appsDone = 0;
   partnersDone = 0;
   sellersDone = 0;
-  requests = 0;
-  bytes = 0;
-  readonly fetchErrors: Record<string, number> = {};
+  /** The run's Fetcher counts here (crawl-run.ts hands it over). */
+  readonly fetch = new FetchCounters();
   readonly fileStatus: Record<string, number> = {};
   readonly rows: Record<string, number> = {};
   /** Referral targets waiting (partners, sellers.json) — the "hop queue". */
@@ -23,12 +27,6 @@ export class RunStats {
   sellersRound: number | null = null;
   /** Checkpoints taken, the longest time one held the event loop (its synchronous capture), and the longest until saved. */
   readonly checkpoints = { count: 0, maxPauseMs: 0, maxDurationMs: 0 };
-  /** Answers that were a bot wall (fetches.error 'challenge') and 429 answers. */
-  walls = 0;
-  rateLimited = 0;
-  /** Holds set on hosts and on addresses (src/fetch/politeness.ts), and the causes of the host holds (`429`, `503`, `challenge:<vendor>`). */
-  readonly backoffs = { hosts: 0, ips: 0 };
-  readonly backoffCauses: Record<string, number> = {};
 
   /** The run is now in `phase` (the progress line's name for it: phases.ts). */
   enter(phase: Phase): void {
@@ -40,24 +38,10 @@ export class RunStats {
     this.phase = 'done';
   }
 
-  countBackoff(scope: 'host' | 'ip', cause: string): void {
-    if (scope === 'ip') return void this.backoffs.ips++;
-    this.backoffs.hosts++;
-    this.backoffCauses[cause] = (this.backoffCauses[cause] ?? 0) + 1;
-  }
-
   countCheckpoint(pauseMs: number, durationMs: number): void {
     this.checkpoints.count++;
     this.checkpoints.maxPauseMs = Math.max(this.checkpoints.maxPauseMs, pauseMs);
     this.checkpoints.maxDurationMs = Math.max(this.checkpoints.maxDurationMs, durationMs);
-  }
-
-  countFetch(r: Row<'fetches'>): void {
-    this.requests++;
-    if (typeof r.bytes === 'number') this.bytes += r.bytes;
-    if (r.error) this.fetchErrors[r.error] = (this.fetchErrors[r.error] ?? 0) + 1;
-    if (r.error === 'challenge') this.walls++;
-    else if (r.status_code === 429) this.rateLimited++;
   }
 
   countFile(fileKind: string, status: string): void {
@@ -67,7 +51,8 @@ export class RunStats {
 
   /** Counters carried across a resumed run's attempts. */
   toJSON() {
-    const { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus, walls, rateLimited, backoffs, backoffCauses } = this;
+    const { targetsDone, appsDone, partnersDone, sellersDone, fileStatus } = this;
+    const { chains: requests, bytes, errors: fetchErrors, walls, rateLimited, backoffs, backoffCauses } = this.fetch;
     return { targetsDone, appsDone, partnersDone, sellersDone, requests, bytes, fetchErrors, fileStatus, walls, rateLimited, backoffs, backoffCauses, elapsedMs: Date.now() - this.startedAt };
   }
 
@@ -76,20 +61,22 @@ export class RunStats {
     this.appsDone = s.appsDone;
     this.partnersDone = s.partnersDone;
     this.sellersDone = s.sellersDone;
-    this.requests = s.requests;
-    this.bytes = s.bytes;
-    Object.assign(this.fetchErrors, s.fetchErrors);
+    const f = this.fetch;
+    f.chains = s.requests;
+    f.bytes = s.bytes;
+    Object.assign(f.errors, s.fetchErrors);
     Object.assign(this.fileStatus, s.fileStatus);
     // Checkpoints written by older versions carry no back-off counters.
-    this.walls = s.walls ?? 0;
-    this.rateLimited = s.rateLimited ?? 0;
-    Object.assign(this.backoffs, s.backoffs ?? {});
-    Object.assign(this.backoffCauses, s.backoffCauses ?? {});
+    f.walls = s.walls ?? 0;
+    f.rateLimited = s.rateLimited ?? 0;
+    Object.assign(f.backoffs, s.backoffs ?? {});
+    Object.assign(f.backoffCauses, s.backoffCauses ?? {});
     this.startedAt -= s.elapsedMs;
   }
 
   snapshot() {
     const elapsedS = (Date.now() - this.startedAt) / 1000;
+    const f = this.fetch;
     return {
       phase: this.phase,
       elapsed_s: Math.round(elapsedS * 10) / 10,
@@ -100,14 +87,14 @@ export class RunStats {
       sellers_done: this.sellersDone,
       sellers_round: this.sellersRound,
       queued: this.queued,
-      requests: this.requests,
-      bytes: this.bytes,
+      requests: f.chains,
+      bytes: f.bytes,
       rate_per_s: elapsedS > 0 ? Math.round((this.targetsDone / elapsedS) * 10) / 10 : 0,
-      fetch_errors: { ...this.fetchErrors },
+      fetch_errors: { ...f.errors },
       file_status: { ...this.fileStatus },
-      walls: this.walls,
-      rate_limited: this.rateLimited,
-      backoffs: { hosts: this.backoffs.hosts, ips: this.backoffs.ips, causes: { ...this.backoffCauses } },
+      walls: f.walls,
+      rate_limited: f.rateLimited,
+      backoffs: { hosts: f.backoffs.hosts, ips: f.backoffs.ips, causes: { ...f.backoffCauses } },
       checkpoints: { count: this.checkpoints.count, max_pause_ms: round1(this.checkpoints.maxPauseMs), max_duration_ms: Math.round(this.checkpoints.maxDurationMs) },
     };
   }

@@ -2,10 +2,9 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { NO_BODY, readBody } from '../src/fetch/answer-body.js';
 import { chainResult, outcomeOf, type ChainStart } from '../src/fetch/chain-result.js';
-import type { OpenResponse } from '../src/fetch/exchange.js';
 import { fallbackUrl } from '../src/fetch/fallback.js';
 import { holdWalls, WallHolds, type HoldConfig } from '../src/fetch/holds.js';
-import { compose, type Hop, type HopAnswer, type HopPolicy, type ResponseHeaders, type SendHop } from '../src/fetch/hop.js';
+import { compose, type Hop, type HopAnswer, type HopPolicy, type OpenResponse, type ResponseHeaders, type SendHop } from '../src/fetch/hop.js';
 import { Politeness } from '../src/fetch/politeness.js';
 import { followRedirects } from '../src/fetch/redirect-policy.js';
 import { retryTransient, type RetryConfig } from '../src/fetch/retry.js';
@@ -132,7 +131,7 @@ describe('retryTransient', () => {
     }
   });
 
-  it('asks again after a 503, discarding it (the hold is waited out in politeness), until an answer comes', async () => {
+  it('asks again after a 503, discarding it and waiting on its own (the backoff without Retry-After, else Retry-After), until an answer comes', async () => {
     const busy = response(503);
     const ok = response(200);
     const c = config();
@@ -140,7 +139,11 @@ describe('retryTransient', () => {
     expect(a.response).toBe(ok);
     expect(a.attempts).toBe(2);
     expect(busy.finished).toBe(true);
-    expect(c.slept).toEqual([]);
+    expect(c.slept).toEqual([75]); // no hold policy inside: the retry's own backoff
+    const limited = response(429, { 'retry-after': '7' });
+    const c2 = config();
+    const b = await retryTransient(c2)(scripted([(h) => answerOf(h, limited), (h) => answerOf(h, response(200))]))(hop());
+    expect([b.status, b.attempts, c2.slept]).toEqual([200, 2, [7000]]);
   });
 
   it('keeps a 429 whose Retry-After is beyond maxRetryAfterMs, and stops when the chain budget is spent', async () => {
@@ -174,7 +177,7 @@ describe('holdWalls and WallHolds', () => {
     const a = await policy(scripted([(h) => answerOf(h, wall)]))(hop());
     expect(a).toMatchObject({ error: 'challenge', status: 403, response: null });
     expect(wall.finished).toBe(true);
-    expect(walls.counts).toEqual({ cloudflare: 1 });
+    expect(walls.counters.wallVendors).toEqual({ cloudflare: 1 });
     expect(politeness.clocks.waitMs('a.example')).toBe(30_000);
     expect(politeness.ipClocks.waitMs('192.0.2.7')).toBe(5_000);
   });
@@ -184,7 +187,7 @@ describe('holdWalls and WallHolds', () => {
     const page = response(503, { 'content-type': 'text/html', 'retry-after': '10' }, ['<html><head><title>Just a moment...</title>']);
     const a = await policy(scripted([(h) => answerOf(h, page)]))(hop());
     expect(a.error).toBe('challenge');
-    expect(walls.counts).toEqual({ cloudflare: 1 });
+    expect(walls.counters.wallVendors).toEqual({ cloudflare: 1 });
     expect(politeness.clocks.waitMs('a.example')).toBe(10_000);
   });
 
@@ -199,7 +202,7 @@ describe('holdWalls and WallHolds', () => {
     await policy(scripted([(h) => answerOf(h, response(503))]))({ ...hop(), attempt: 2 });
     expect(politeness.clocks.waitMs('a.example')).toBe(100); // equal jitter of 100·2 with random 0
     expect(politeness.ipClocks.waitMs('192.0.2.7')).toBe(0);
-    expect(walls.counts).toEqual({});
+    expect(walls.counters.wallVendors).toEqual({});
     expect(politeness.backoffs).toEqual({ hosts: 2, ips: 1 });
   });
 
@@ -272,7 +275,7 @@ describe('readBody', () => {
     const read = await readBody(r, meta(r, 1000), async () => void (called = true), w);
     expect(read).toMatchObject({ error: 'challenge', bytes: 0, body: null });
     expect(called).toBe(false);
-    expect(w.counts).toEqual({ imperva: 1 });
+    expect(w.counters.wallVendors).toEqual({ imperva: 1 });
     const own = response(200, { 'content-type': 'text/html' }, ['<html><body>our page</body></html>']);
     expect((await readBody(own, meta(own, 1000), text, w)).body).toBe('<html><body>our page</body></html>');
   });

@@ -1,7 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengeFromBody, challengeFromHeaders } from '../src/fetch/challenge.js';
-import { Fetcher, resolveFetchConfig, type FetchOptions } from '../src/fetch/index.js';
+import { Fetcher, FetchCounters, resolveFetchConfig, type FetchOptions } from '../src/fetch/index.js';
+import { RunStats } from '../pipelines/run-stats.js';
 import { statusFromFetch } from '../src/resolve/file-status.js';
 import { noDns, readText, startLocalWeb, type LocalWeb } from './helpers/local-server.js';
 import { createTestTls, type TestTls } from './helpers/tls.js';
@@ -27,8 +28,8 @@ function fakeTime(start = Date.UTC(2026, 10, 25)) {
   return { now: () => t, sleep: async (ms: number) => void (sleeps.push(ms), (t += ms)), sleeps };
 }
 
-function fetcher(extra: FetchOptions = {}): Fetcher {
-  const f = new Fetcher(resolveFetchConfig({ connectTo: web.connectTo, caCerts: [tls.caPem], resolver: noDns, retries: 0, ...extra }));
+function fetcher(extra: FetchOptions = {}, counters?: FetchCounters): Fetcher {
+  const f = new Fetcher(resolveFetchConfig({ connectTo: web.connectTo, caCerts: [tls.caPem], resolver: noDns, retries: 0, ...extra }), counters);
   fetchers.push(f);
   return f;
 }
@@ -75,7 +76,8 @@ describe('walls and rate limits through the fetcher', () => {
     web.reply('https://aws.example/ads.txt', 202, '', { 'x-amzn-waf-action': 'challenge' });
     web.reply('https://plain403.example/ads.txt', 403, '<html><title>403 Forbidden</title></html>', HTML);
     const t = fakeTime();
-    const f = fetcher({ now: t.now, sleep: t.sleep, retries: 2 });
+    const run = new RunStats();
+    const f = fetcher({ now: t.now, sleep: t.sleep, retries: 2 }, run.fetch);
     const get = (h: string) => f.fetch({ url: `https://${h}/ads.txt`, kind: 'ads.txt', subject: h }, readText);
     const [cf, inc, aws, plain] = await Promise.all(['cf.example', 'inc.example', 'aws.example', 'plain403.example'].map(get));
     expect([cf!.status, cf!.error, cf!.body]).toEqual([403, 'challenge', null]);
@@ -87,6 +89,10 @@ describe('walls and rate limits through the fetcher', () => {
     const s = f.stats();
     expect(s.walls).toEqual({ cloudflare: 1, imperva: 1, aws_waf: 1 });
     expect(s.backoffs.hosts).toBe(3);
+    // The run's progress line and manifest read the very counters the fetcher counted into.
+    const shown = run.snapshot();
+    expect([shown.walls, shown.backoffs.hosts, shown.fetch_errors, shown.requests]).toEqual([3, 3, s.errors, [cf, inc, aws, plain].reduce((n, o) => n + o!.rows.length, 0)]);
+    expect(s.errors).toEqual({ challenge: 3 });
   });
 
   it('a 200 HTML interstitial is a wall too; the site\'s own HTML page and a robots.txt naming _Incapsula_Resource are read as before', async () => {

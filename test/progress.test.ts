@@ -17,14 +17,15 @@ describe('progress reporting', () => {
 
   it('bot walls, 429s and the holds they set are counted from the fetch rows and shown on the line', () => {
     const stats = new RunStats();
-    const row = (status_code: number, error: string | null) => ({ url: 'https://a.example/ads.txt', status_code, error, bytes: 0 }) as Parameters<RunStats['countFetch']>[0];
-    stats.countFetch(row(403, 'challenge'));
-    stats.countFetch(row(503, 'challenge'));
-    stats.countFetch(row(429, null));
-    stats.countFetch(row(403, null));
-    stats.countBackoff('host', 'challenge:cloudflare');
-    stats.countBackoff('ip', 'challenge:cloudflare');
-    stats.countBackoff('host', '429');
+    // What the run's Fetcher counts into its sink (FetchCounters) as chains end and holds are set.
+    const row = (status_code: number, error: string | null) => ({ url: 'https://a.example/ads.txt', status_code, error, bytes: 0 }) as Parameters<RunStats['fetch']['chain']>[0];
+    stats.fetch.chain(row(403, 'challenge'));
+    stats.fetch.chain(row(503, 'challenge'));
+    stats.fetch.chain(row(429, null));
+    stats.fetch.chain(row(403, null));
+    stats.fetch.backoff('host', 'challenge:cloudflare');
+    stats.fetch.backoff('ip', 'challenge:cloudflare');
+    stats.fetch.backoff('host', '429');
     const s = stats.snapshot();
     expect([s.walls, s.rate_limited]).toEqual([2, 1]);
     expect(s.backoffs).toEqual({ hosts: 2, ips: 1, causes: { 'challenge:cloudflare': 1, '429': 1 } });
@@ -41,7 +42,7 @@ describe('progress reporting', () => {
     try {
       const stats = new RunStats();
       stats.targetsDone = 7;
-      stats.fetchErrors.timeout = 2;
+      stats.fetch.errors.timeout = 2;
       const { chunks, stream } = fakeStream();
       const p = startProgress(stats, { mode: 'json', intervalMs: 1000, stream });
       vi.advanceTimersByTime(3500);

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import { cappedBody, decodeBody, discardStream, newBodyState } from './body-reader.js';
+import { cappedBody, decodeBody, discardStream, newBodyState, peekHead, type BodyHead } from './body-reader.js';
 import { CHALLENGE_PEEK_BYTES, challengeFromBody, isHtmlType } from './challenge.js';
 import { classifyError, FetchFailure, type FetchErrorCode } from './errors.js';
-import type { OpenResponse } from './exchange.js';
+import type { OpenResponse } from './hop.js';
 import type { WallHolds } from './holds.js';
 import type { BodyConsumer, ResponseMeta } from './types.js';
 
@@ -49,7 +49,7 @@ export async function readBody<T>(r: OpenResponse, meta: ResponseMeta, consume: 
   if (isHtmlType(meta.contentType)) {
     // Look at the first bytes before the consumer does, and hand the consumer the same bytes
     // followed by the rest.
-    const head = await peekHead(body);
+    const head = await peekHead(body, CHALLENGE_PEEK_BYTES);
     const wall = head.error !== null ? null : challengeFromBody(Buffer.concat(head.chunks));
     if (wall !== null) {
       discardStream(decoded);
@@ -86,31 +86,8 @@ export async function readBody<T>(r: OpenResponse, meta: ResponseMeta, consume: 
   };
 }
 
-interface Head {
-  chunks: Uint8Array[];
-  ended: boolean;
-  error: unknown;
-}
-
-/** Reads the first CHALLENGE_PEEK_BYTES of a body (or all of a shorter one); a read failure is kept for the consumer to meet. */
-async function peekHead(body: Chunks): Promise<Head> {
-  const chunks: Uint8Array[] = [];
-  let n = 0;
-  try {
-    while (n < CHALLENGE_PEEK_BYTES) {
-      const next = await body.next();
-      if (next.done) return { chunks, ended: true, error: null };
-      chunks.push(next.value);
-      n += next.value.byteLength;
-    }
-  } catch (err) {
-    return { chunks, ended: true, error: err ?? new Error('body read failed') };
-  }
-  return { chunks, ended: false, error: null };
-}
-
 /** The peeked chunks again, then the rest of the body (or the failure met while peeking). */
-async function* replay(head: Head, rest: Chunks): Chunks {
+async function* replay(head: BodyHead, rest: Chunks): Chunks {
   try {
     yield* head.chunks;
     if (head.error !== null) throw head.error;

@@ -120,3 +120,31 @@ export async function* cappedBody(src: Readable, cap: number, state: BodyState, 
     if (!state.complete) discardStream(src);
   }
 }
+
+/** The first bytes of a body: its chunks, whether the body ended within them, and a read failure met. */
+export interface BodyHead {
+  chunks: Uint8Array[];
+  ended: boolean;
+  error: unknown;
+}
+
+/**
+ * Reads at least `limit` bytes of `body` (or all of a shorter one), keeping a read failure for
+ * the caller: the one look at a body's head, for a bot wall's markers (challenge.ts) before the
+ * consumer or instead of it.
+ */
+export async function peekHead(body: AsyncIterator<Uint8Array>, limit: number): Promise<BodyHead> {
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  try {
+    while (n < limit) {
+      const next = await body.next();
+      if (next.done) return { chunks, ended: true, error: null };
+      chunks.push(next.value);
+      n += next.value.byteLength;
+    }
+  } catch (err) {
+    return { chunks, ended: true, error: err ?? new Error('body read failed') };
+  }
+  return { chunks, ended: false, error: null };
+}

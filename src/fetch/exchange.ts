@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import type { Agent, Dispatcher } from 'undici';
+import type { Agent } from 'undici';
 import { discardStream } from './body-reader.js';
 import type { FetchConfig } from './config.js';
 import { classifyError, FetchFailure, type FetchErrorCode } from './errors.js';
-import type { Budget, Hop, HopAnswer, OpenResponse, SendHop } from './hop.js';
+import type { Hop, HopAnswer, OpenResponse, SendHop } from './hop.js';
 import type { Politeness } from './politeness.js';
 import type { RouteTable } from './routes.js';
 import { resolveTarget, type Target, type TargetDeps } from './target.js';
@@ -14,10 +14,6 @@ import { resolveTarget, type Target, type TargetDeps } from './target.js';
  * still holding its slots and its whole-request deadline, so the body is read under both;
  * `finish()` lets them go. Retries, holds and redirects are the policies around it (hop.ts).
  */
-
-// The exchange's result types live with the other shared hop types (hop.ts), so that hop.ts
-// imports nothing from here and the two modules form no cycle (types count: .dependency-cruiser.cjs).
-export type { Budget, OpenResponse } from './hop.js';
 
 export interface ExchangeDeps {
   agent: Agent;
@@ -43,6 +39,30 @@ export async function discard(r: OpenResponse): Promise<void> {
   } finally {
     r.finish();
   }
+}
+
+/**
+ * One 'abort' listener per caller signal however many requests listen on it: the run's signal has
+ * one request per lane in flight (256 by default), and an EventTarget's add and remove each walk
+ * its whole listener list, so a listener per request cost O(lanes) twice per request.
+ */
+const abortWatchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+function watchAbort(signal: AbortSignal, onAbort: () => void): () => void {
+  let watching = abortWatchers.get(signal);
+  if (watching === undefined) {
+    const set = new Set<() => void>();
+    watching = set;
+    abortWatchers.set(signal, set);
+    const onAbortAll = () => {
+      for (const f of [...set]) f();
+      set.clear();
+    };
+    signal.addEventListener('abort', onAbortAll, { once: true });
+  }
+  const set = watching;
+  set.add(onAbort);
+  return () => void set.delete(onAbort);
 }
 
 /** The key the per-address limit and clock use for a target (see attemptOnce). */
@@ -75,15 +95,14 @@ async function attemptOnce(hop: Hop, deps: ExchangeDeps, answer: HopAnswer): Pro
   const remaining = Math.max(1, Math.floor(budget.remainingMs));
   const total = setTimeout(fire, remaining, 'timeout', 'whole-request deadline');
   const head = setTimeout(fire, Math.min(deps.config.headersTimeoutMs, remaining), 'timeout', 'headers deadline');
-  const onAbort = () => fire('aborted', 'aborted by caller');
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const unwatch = signal ? watchAbort(signal, () => fire('aborted', 'aborted by caller')) : noop;
   let finished = false;
   const finish = () => {
     if (finished) return;
     finished = true;
     clearTimeout(total);
     clearTimeout(head);
-    signal?.removeEventListener('abort', onAbort);
+    unwatch();
     budget.remainingMs -= performance.now() - start;
     releaseRoute();
     release();

@@ -8,10 +8,11 @@ import { chainResult, outcomeOf, type ChainResult, type ChainStart } from './cha
 import type { FetchConfig } from './config.js';
 import { AddressAllowList } from './address-guard.js';
 import { DnsCache, operatorResolver } from './dns-cache.js';
-import { discard, sendOnce, type OpenResponse } from './exchange.js';
+import { discard, sendOnce } from './exchange.js';
 import { fallbackUrl } from './fallback.js';
+import { FetchCounters } from './fetch-counters.js';
 import { holdWalls, WallHolds } from './holds.js';
-import { compose, headerValue, type SendHop } from './hop.js';
+import { compose, headerValue, type HopAnswer, type OpenResponse, type SendHop } from './hop.js';
 import { Politeness } from './politeness.js';
 import { followRedirects } from './redirect-policy.js';
 import { retryTransient } from './retry.js';
@@ -94,25 +95,26 @@ export class Fetcher {
   /** The policies, composed once (hop.ts). */
   private readonly send: SendHop;
   private readonly walls: WallHolds;
-  private readonly counters = { requests: 0, fetches: 0, bytes: 0 };
-  private readonly errorCounts: Record<string, number> = {};
+  /** The one sink of this stack's events (fetch-counters.ts): what stats(), the run's progress line and its manifest read. */
+  readonly counters: FetchCounters;
   private readonly unresponsive: UnresponsiveAddresses | null;
 
-  constructor(config: FetchConfig) {
+  constructor(config: FetchConfig, counters: FetchCounters = new FetchCounters()) {
     this.config = config;
+    this.counters = counters;
     this.unresponsive = config.unresponsiveAfter > 0 ? new UnresponsiveAddresses({ threshold: config.unresponsiveAfter, now: config.now }) : null;
     this.agent = createAgent(config, this.routes, this.unresponsive ?? undefined);
     this.dns = new DnsCache(config.resolver, config.dnsCacheSize, config.dnsTtlMs, config.dnsNegativeTtlMs, config.now);
     this.operatorDns = new DnsCache(operatorResolver, 256, config.dnsTtlMs, 1000, config.now);
-    this.politeness = new Politeness({ perHost: config.perHost, perIp: config.perIp, concurrency: config.concurrency, now: config.now, sleep: config.sleep, onBackoff: config.onBackoff ?? undefined });
-    this.walls = new WallHolds(this.politeness, config);
+    this.politeness = new Politeness({ perHost: config.perHost, perIp: config.perIp, concurrency: config.concurrency, now: config.now, sleep: config.sleep, onBackoff: config.onBackoff ?? undefined, counters });
+    this.walls = new WallHolds(this.politeness, config, counters);
     const deps = {
       agent: this.agent,
       routes: this.routes,
       politeness: this.politeness,
       config,
       targets: { connectTo: config.connectTo, dns: this.dns, operatorDns: this.operatorDns, blockPrivateAddresses: config.blockPrivateAddresses, allowList: new AddressAllowList(config.allowAddresses) },
-      onSend: () => void this.counters.requests++,
+      onSend: () => counters.sent(),
     };
     this.send = compose(sendOnce(deps), holdWalls(this.walls, config.now), retryTransient(config), followRedirects);
   }
@@ -123,7 +125,7 @@ export class Fetcher {
     const used = httpUrl === null ? first : await this.chain(req, httpUrl, consume);
     const rows = used === first ? [first.row] : [first.row, used.row];
     this.counters.fetches++;
-    for (const r of rows) if (r.error) this.errorCounts[r.error] = (this.errorCounts[r.error] ?? 0) + 1;
+    for (const r of rows) this.counters.chain(r);
     return outcomeOf(rows, used);
   }
 
@@ -142,20 +144,19 @@ export class Fetcher {
     const budget = { remainingMs: this.config.totalTimeoutMs[req.kind] };
     const a = await this.send({ url, kind: req.kind, headers, budget, signal: req.signal, closeConnection: req.closeConnection === true, attempt: 1 });
     const r = a.response;
-    if (r === null) return chainResult(start, a, NO_BODY);
-    if (r.res.statusCode < 200 || r.res.statusCode > 299) {
+    if (r === null || a.status === null) return chainResult(start, a, NO_BODY);
+    if (a.status < 200 || a.status > 299) {
       await discard(r);
       return chainResult(start, a, NO_BODY);
     }
-    const read = await readBody(r, this.meta(req.kind, url, a.url, r), consume, this.walls);
-    this.counters.bytes += read.bytes;
+    const read = await readBody(r, this.meta(req.kind, url, a, a.status, r), consume, this.walls);
     return chainResult(start, a, read);
   }
 
   /** What the consumer learns before reading a 2xx answer of the chain that began at `url`. */
-  private meta(kind: FetchKind, url: URL, finalUrl: URL, r: OpenResponse): ResponseMeta {
-    const { res } = r;
-    return { url: url.href, finalUrl: finalUrl.href, status: res.statusCode, headers: res.headers, contentType: headerValue(res.headers, 'content-type'), maxBytes: this.config.maxBytes[kind], deadlineAt: r.deadlineAt };
+  private meta(kind: FetchKind, url: URL, a: HopAnswer, status: number, r: OpenResponse): ResponseMeta {
+    const headers = a.headers ?? {};
+    return { url: url.href, finalUrl: a.url.href, status, headers, contentType: headerValue(headers, 'content-type'), maxBytes: this.config.maxBytes[kind], deadlineAt: r.deadlineAt };
   }
 
   stats(): FetcherStats {
@@ -164,7 +165,7 @@ export class Fetcher {
       requests: this.counters.requests,
       fetches: this.counters.fetches,
       bytes: this.counters.bytes,
-      errors: { ...this.errorCounts },
+      errors: { ...this.counters.errors },
       dnsCacheSize: this.dns.size,
       dnsHits: this.dns.hits,
       dnsMisses: this.dns.misses,
@@ -172,8 +173,8 @@ export class Fetcher {
       ipsTracked: this.politeness.ips.keys,
       hostsDeferred: this.politeness.clocks.size,
       ipsDeferred: this.politeness.ipClocks.size,
-      backoffs: { ...this.politeness.backoffs },
-      walls: { ...this.walls.counts },
+      backoffs: { ...this.counters.backoffs },
+      walls: { ...this.counters.wallVendors },
       unresponsive: { marked: this.unresponsive?.marked ?? 0, skipped: this.unresponsive?.skipped ?? 0 },
       routes: this.routes.size,
       pools: Object.keys(this.agent.stats).length,

@@ -1,8 +1,9 @@
-import { decodeBody, discardStream } from './body-reader.js';
+import { decodeBody, discardStream, peekHead } from './body-reader.js';
 import { CHALLENGE_PEEK_BYTES, challengeFromBody, challengeFromHeaders, mayBeChallenge, type WallVendor } from './challenge.js';
 import type { FetchConfig } from './config.js';
-import { discard, ipKeyOf, type OpenResponse } from './exchange.js';
-import type { HopPolicy } from './hop.js';
+import { FetchCounters } from './fetch-counters.js';
+import { discard, ipKeyOf } from './exchange.js';
+import { headerValue, type HopPolicy, type OpenResponse, type ResponseHeaders } from './hop.js';
 import type { Politeness } from './politeness.js';
 import { backoffMs, isTransientStatus, parseRetryAfter } from './retry.js';
 import type { Target } from './target.js';
@@ -17,12 +18,11 @@ import type { Target } from './target.js';
 export type HoldConfig = Pick<FetchConfig, 'wallHoldMs' | 'maxRetryAfterMs' | 'ipBackoffMs' | 'retryBaseMs' | 'retryMaxMs' | 'random' | 'now'>;
 
 export class WallHolds {
-  /** Walls met so far, by vendor (the run manifest's `walls`). */
-  readonly counts: Record<string, number> = {};
-
   constructor(
     private readonly politeness: Politeness,
     private readonly config: HoldConfig,
+    /** Where walls are counted, by vendor (the fetch stack's one sink). */
+    readonly counters: FetchCounters = new FetchCounters(),
   ) {}
 
   /**
@@ -30,7 +30,7 @@ export class WallHolds {
    * Retry-After, else wallHoldMs, at most maxRetryAfterMs) and, briefly, the address behind it.
    */
   met(vendor: WallVendor, target: Target, retryAfterMs: number | null): void {
-    this.counts[vendor] = (this.counts[vendor] ?? 0) + 1;
+    this.counters.wall(vendor);
     const hold = Math.min(retryAfterMs ?? this.config.wallHoldMs, this.config.maxRetryAfterMs);
     this.politeness.backOff(target.host, hold, ipKeyOf(target), Math.min(hold, this.config.ipBackoffMs), `challenge:${vendor}`);
   }
@@ -52,24 +52,22 @@ export class WallHolds {
 /**
  * The policy: a wall (headers first, then a bounded look at the body of a status walls answer
  * with) ends the chain with `challenge`, its body discarded; a transient status sets a hold and
- * is passed on (retryTransient decides whether to ask again).
+ * is passed on (retryTransient decides whether to ask again, and waits on its own).
  */
 export function holdWalls(walls: WallHolds, now: () => number): HopPolicy {
   return (next) => async (hop) => {
     const a = await next(hop);
     const r = a.response;
-    if (r === null) return a;
-    const status = r.res.statusCode;
-    const wall = challengeFromHeaders(status, r.res.headers) ?? (mayBeChallenge(status) ? await peekWall(r) : null);
+    if (r === null || a.status === null) return a;
+    const { status, headers } = a;
+    const wall = challengeFromHeaders(status, headers ?? {}) ?? (mayBeChallenge(status) ? await peekWall(r, headers) : null);
     if (wall !== null) {
       // Held before the slots go back with the body, so no request to that host slips in between.
-      walls.met(wall, r.target, parseRetryAfter(r.res.headers['retry-after'], now()));
+      walls.met(wall, r.target, parseRetryAfter(headers?.['retry-after'], now()));
       await discard(r);
-      a.response = null;
-      a.error = 'challenge';
-    } else if (isTransientStatus(status)) {
-      walls.transient(status, r.target, parseRetryAfter(r.res.headers['retry-after'], now()), hop.attempt);
+      return { ...a, response: null, error: 'challenge' };
     }
+    if (isTransientStatus(status)) walls.transient(status, r.target, parseRetryAfter(headers?.['retry-after'], now()), hop.attempt);
     return a;
   };
 }
@@ -78,30 +76,20 @@ export function holdWalls(walls: WallHolds, now: () => number): HopPolicy {
  * Looks at the first bytes of a body (decoded) for a bot wall's markers, then lets the rest go.
  * The connection is not reused after an unread remainder; a bounded look is worth that.
  */
-async function peekWall(r: OpenResponse): Promise<WallVendor | null> {
-  const ct = String(r.res.headers['content-type'] ?? '').toLowerCase();
+async function peekWall(r: OpenResponse, headers: ResponseHeaders | null): Promise<WallVendor | null> {
+  const ct = (headerValue(headers, 'content-type') ?? '').toLowerCase();
   if (ct !== '' && !ct.includes('html')) return null; // the interstitials are HTML pages
   let decoded;
   try {
-    decoded = decodeBody(r.res.body, r.res.headers['content-encoding']);
+    decoded = decodeBody(r.res.body, headers?.['content-encoding']);
   } catch {
     await discard(r);
     return null;
   }
-  const chunks: Buffer[] = [];
-  let n = 0;
-  try {
-    for await (const c of decoded as AsyncIterable<Buffer>) {
-      chunks.push(c);
-      n += c.length;
-      if (n >= CHALLENGE_PEEK_BYTES) break;
-    }
-  } catch {
-    /* a body we only peek at failed: judge what came */
-  } finally {
-    discardStream(decoded);
-    discardStream(r.res.body);
-    r.finish();
-  }
-  return challengeFromBody(Buffer.concat(chunks));
+  // A body we only peek at may fail: judge what came.
+  const head = await peekHead((decoded as AsyncIterable<Uint8Array>)[Symbol.asyncIterator](), CHALLENGE_PEEK_BYTES);
+  discardStream(decoded);
+  discardStream(r.res.body);
+  r.finish();
+  return challengeFromBody(Buffer.concat(head.chunks));
 }

@@ -3,22 +3,6 @@ import type { FetchErrorCode } from './errors.js';
 import type { Target } from './target.js';
 import type { FetchKind } from './types.js';
 
-/** Network time left for a whole chain (hops, retries and body; waiting for a slot is not counted). */
-export interface Budget {
-  remainingMs: number;
-}
-
-export interface OpenResponse {
-  res: Dispatcher.ResponseData;
-  target: Target;
-  /** When the whole-request deadline fires (performance.now() clock). */
-  deadlineAt: number;
-  /** The code of our own deadline or abort when it cut the exchange, else null. */
-  abortCode(): FetchErrorCode | null;
-  /** Clears the timers and releases the slots (idempotent). */
-  finish(): void;
-}
-
 /**
  * The shape of the fetch chain, after undici's interceptors (`Dispatcher.compose`: each
  * interceptor is `dispatch => (opts, handler) => …` and wraps the one before). Here a policy is
@@ -34,6 +18,22 @@ export interface OpenResponse {
  * (answer-body.ts: decoding, byte cap, hash) and the fetcher may try HTTP after HTTPS
  * (fallback.ts).
  */
+
+/** Network time left for a whole chain (hops, retries and body; waiting for a slot is not counted). */
+export interface Budget {
+  remainingMs: number;
+}
+
+export interface OpenResponse {
+  res: Dispatcher.ResponseData;
+  target: Target;
+  /** When the whole-request deadline fires (performance.now() clock). */
+  deadlineAt: number;
+  /** The code of our own deadline or abort when it cut the exchange, else null. */
+  abortCode(): FetchErrorCode | null;
+  /** Clears the timers and releases the slots (idempotent). */
+  finish(): void;
+}
 
 /** Response headers as undici gives them (names lower-cased). */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;

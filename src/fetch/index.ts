@@ -2,6 +2,7 @@
 export type { FetchKind, FetchRequest, FetchOutcome, FetchRow, ResponseMeta, BodyConsumer, Validators } from './types.js';
 export { fetchKinds } from './types.js';
 export { Fetcher, type FetcherStats } from './fetcher.js';
+export { FetchCounters } from './fetch-counters.js';
 export { FETCH_DEFAULTS, resolveFetchConfig, loadCaCerts, defaultMaxBytes, defaultTotalTimeoutMs, type FetchConfig, type FetchOptions } from './config.js';
 export { parseConnectTo, matchConnectTo, formatConnectTo, type ConnectTo } from './connect-to.js';
 export { systemResolver, dnsResolver, type HostResolver } from './dns-cache.js';

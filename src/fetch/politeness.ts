@@ -7,6 +7,8 @@
  * in flight.
  */
 
+import { FetchCounters } from './fetch-counters.js';
+
 type Release = () => void;
 
 interface Slot {
@@ -134,8 +136,10 @@ export interface PolitenessOptions {
   concurrency: number;
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Told of every hold set (a 429, a 503 with Retry-After, a bot wall), for the run's counters. */
+  /** Told of every hold set (a 429, a 503 with Retry-After, a bot wall). */
   onBackoff?: BackoffListener | undefined;
+  /** Where the holds are counted (the fetch stack's one sink). @default a sink of its own */
+  counters?: FetchCounters | undefined;
 }
 
 /** The slots one HTTP exchange must hold: host, then address, then a global one (fixed order: no deadlock). */
@@ -146,12 +150,17 @@ export class Politeness {
   readonly clocks: HostClocks;
   /** The same clocks per address: a CDN address that said "slow down" for one site is spared a moment by all (`--ip-backoff`). */
   readonly ipClocks: HostClocks;
-  /** Holds set so far, by scope. */
-  readonly backoffs = { hosts: 0, ips: 0 };
+  private readonly counters: FetchCounters;
 
   constructor(private readonly o: PolitenessOptions) {
     this.clocks = new HostClocks(o.now);
     this.ipClocks = new HostClocks(o.now);
+    this.counters = o.counters ?? new FetchCounters();
+  }
+
+  /** Holds set so far, by scope (read from the sink). */
+  get backoffs(): { readonly hosts: number; readonly ips: number } {
+    return this.counters.backoffs;
   }
 
   /** Holds `host` back for `hostMs` and the address `ip` for `ipMs` (0 = not held); counted once per scope. */
@@ -159,12 +168,12 @@ export class Politeness {
     const now = this.o.now();
     if (hostMs > 0) {
       this.clocks.defer(host, now + hostMs);
-      this.backoffs.hosts++;
+      this.counters.backoff('host', cause);
       this.o.onBackoff?.('host', host, hostMs, cause);
     }
     if (ip !== null && ipMs > 0) {
       this.ipClocks.defer(ip, now + ipMs);
-      this.backoffs.ips++;
+      this.counters.backoff('ip', cause);
       this.o.onBackoff?.('ip', ip, ipMs, cause);
     }
   }

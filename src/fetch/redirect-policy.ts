@@ -107,18 +107,13 @@ export const followRedirects: HopPolicy = (next) => async (first) => {
   let hop = first;
   let attempts = 0;
   for (;;) {
-    const a = await next(hop);
-    attempts += a.attempts;
-    a.attempts = attempts;
-    a.redirects = state.chain;
-    if (a.response === null || !REDIRECT_STATUSES.has(a.response.res.statusCode)) return a;
+    const sent = await next(hop);
+    attempts += sent.attempts;
+    const a = { ...sent, attempts, redirects: state.chain };
+    if (a.response === null || a.status === null || !REDIRECT_STATUSES.has(a.status)) return a;
     await discard(a.response);
-    a.response = null;
     const decision = decideRedirect(state, hop.url, headerValue(a.headers, 'location'));
-    if ('error' in decision) {
-      a.error = decision.error;
-      return a;
-    }
+    if ('error' in decision) return { ...a, response: null, error: decision.error };
     hop = { ...hop, url: decision.follow, attempt: 1 };
   }
 };

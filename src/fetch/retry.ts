@@ -1,7 +1,7 @@
 import type { FetchConfig } from './config.js';
 import type { FetchErrorCode } from './errors.js';
 import { discard } from './exchange.js';
-import type { HopPolicy } from './hop.js';
+import type { HopAnswer, HopPolicy } from './hop.js';
 
 /**
  * Retries are for transient failures only, bounded, with exponential backoff. Everything else
@@ -47,9 +47,10 @@ export type RetryConfig = Pick<FetchConfig, 'retries' | 'retryBaseMs' | 'retryMa
 
 /**
  * The retry policy (hop.ts): asks again, at most `retries` times while the chain's budget lasts,
- * after a transient failure (a `reset`, after a backoff sleep) or a transient status (after the
- * hold holdWalls set, waited out in politeness.enter()). A Retry-After longer than
- * maxRetryAfterMs is not waited for: the status is the answer.
+ * after a transient failure (a `reset`) or a transient status, sleeping first: the backoff after a
+ * failure; after a status its Retry-After (RFC 9110 §10.2.3), else the backoff. A Retry-After
+ * longer than maxRetryAfterMs is not waited for: the status is the answer. The wait is this
+ * policy's own; a host hold set by holdWalls for the same answer has run out by then.
  */
 export function retryTransient(config: RetryConfig): HopPolicy {
   return (next) => async (first) => {
@@ -57,27 +58,29 @@ export function retryTransient(config: RetryConfig): HopPolicy {
     let attempts = 0;
     let ip: string | null = null;
     for (;;) {
-      const a = await next(hop);
-      attempts += a.attempts;
-      a.attempts = attempts;
-      a.ip = ip = a.ip ?? ip;
-      const left = attempts <= config.retries && hop.budget.remainingMs > 0;
-      if (a.response === null) {
-        if (!left || a.error === null || !isTransientError(a.error)) return a;
-        try {
-          await config.sleep(backoffMs(attempts, config.retryBaseMs, config.retryMaxMs, config.random), hop.signal);
-        } catch {
-          a.error = 'aborted';
-          return a;
-        }
-      } else {
-        const status = a.response.res.statusCode;
-        if (!left || !isTransientStatus(status)) return a;
-        const retryAfter = parseRetryAfter(a.response.res.headers['retry-after'], config.now());
-        if (retryAfter !== null && retryAfter > config.maxRetryAfterMs) return a;
-        await discard(a.response);
+      const sent = await next(hop);
+      attempts += sent.attempts;
+      ip = sent.ip ?? ip;
+      const a = sent.attempts === attempts && sent.ip === ip ? sent : { ...sent, attempts, ip };
+      if (attempts > config.retries || hop.budget.remainingMs <= 0) return a;
+      const waitMs = retryWait(a, hop.attempt, config);
+      if (waitMs === null) return a;
+      if (a.response !== null) await discard(a.response);
+      try {
+        await config.sleep(waitMs, hop.signal);
+      } catch {
+        return { ...a, response: null, error: 'aborted' };
       }
       hop = { ...hop, attempt: hop.attempt + 1 };
     }
   };
+}
+
+/** How long to wait before asking again after answer `a` to try `attempt`, or null when it is not asked again. */
+function retryWait(a: HopAnswer, attempt: number, config: RetryConfig): number | null {
+  if (a.response === null) return a.error !== null && isTransientError(a.error) ? backoffMs(attempt, config.retryBaseMs, config.retryMaxMs, config.random) : null;
+  if (a.status === null || !isTransientStatus(a.status)) return null;
+  const retryAfter = parseRetryAfter(a.headers?.['retry-after'], config.now());
+  if (retryAfter !== null && retryAfter > config.maxRetryAfterMs) return null;
+  return retryAfter ?? backoffMs(attempt, config.retryBaseMs, config.retryMaxMs, config.random);
 }
