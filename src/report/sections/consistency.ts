@@ -12,12 +12,18 @@ export const consistencySection: SectionDef = {
       key: 'consistency.by_ad_system',
       title: 'Root, referral and app records checked against sellers.json, per ad system (latest night)',
       about:
-        "Per scope (root records: the declaring listed sites' own ads.txt; referral records: subdomain and partner files; app records: app-ads.txt; view scoped_records, placeholder left out) and ad system; summed over the root scope's ad systems, records, checkable and missing are the headline's root records, checkable root records and seller ids not found. Checkable: the ad system's sellers.json was read whole and valid (seller_checkable). Missing: its seller id is not listed. Relationship mismatch: DIRECT for a seller typed INTERMEDIARY, or RESELLER for one typed PUBLISHER. Owner mismatch: a DIRECT record whose OWNERDOMAIN (or site) differs from the seller's domain. The 25 ad systems with most records in each scope.",
-      sql: `SELECT scope, ad_system_domain, sellers_json_status, records, checkable, missing, round(missing / nullif(checkable, 0), 4) AS missing_share, relationship_mismatch, owner_mismatch
-FROM ad_system_seller_checks WHERE ${LATEST}
+        "Per scope (root records: the declaring listed sites' own ads.txt; referral records: subdomain and partner files; app records: app-ads.txt; view scoped_records, placeholder left out) and ad system; summed over the root scope's ad systems, records, checkable and missing are the headline's root records, checkable root records and seller ids not found. Checkable: the ad system's sellers.json was read whole and valid (seller_checkable). Missing: its seller id is not listed. Relationship mismatch: DIRECT for a seller typed INTERMEDIARY, or RESELLER for one typed PUBLISHER. Owner mismatch: a DIRECT record whose OWNERDOMAIN (or site) differs from the seller's domain. The 25 ad systems with most records in each scope, after the scope's total over every ad system (ad_system_domain empty), which for the root scope is the headline's.",
+      // Each scope's total first (ad_system_domain NULL: every ad system of the scope, not only the 25 listed).
+      sql: `WITH c AS (SELECT * FROM ad_system_seller_checks WHERE ${LATEST}), rows AS (
+SELECT scope, ad_system_domain, sellers_json_status, records, checkable, missing, relationship_mismatch, owner_mismatch FROM c
 QUALIFY row_number() OVER (PARTITION BY scope ORDER BY records DESC, ad_system_domain) <= 25
-ORDER BY scope DESC, records DESC, ad_system_domain`,
-      chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', color: 'scope', xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
+UNION ALL
+SELECT scope, NULL, NULL, sum(records)::BIGINT, sum(checkable)::BIGINT, sum(missing)::BIGINT, sum(relationship_mismatch)::BIGINT, sum(owner_mismatch)::BIGINT FROM c GROUP BY scope
+)
+SELECT scope, ad_system_domain, sellers_json_status, records, checkable, missing, round(missing / nullif(checkable, 0), 4) AS missing_share, relationship_mismatch, owner_mismatch
+FROM rows
+ORDER BY scope DESC, ad_system_domain IS NOT NULL, records DESC, ad_system_domain`,
+      chart: { kind: 'hbar', x: 'missing', y: 'ad_system_domain', color: 'scope', only: { keep: (r) => r.ad_system_domain !== null, unit: 'rows', why: "each scope's total (every ad system) is in the table, not drawn" }, xTitle: 'Records whose seller id sellers.json does not list', yTitle: 'Ad system' },
       shareOf: { missing_share: ['missing', 'checkable'] },
     },
     {
