@@ -49,7 +49,7 @@ interface Manifest {
  * table and date one part, made by DuckDB from the source parts, `tail(table, k)` deciding which
  * rows the k-th copy keeps and `select(table, columns)` what it writes.
  */
-async function copyNights(src: string, root: string, dates: string[], select: (table: string, columns: string[], k: number) => string, tail: (table: string, k: number) => string): Promise<void> {
+export async function copyNights(src: string, root: string, dates: string[], select: (table: string, columns: string[], k: number) => string, tail: (table: string, k: number) => string): Promise<void> {
   const manifestFile = readdirSync(path.join(src, '_runs')).find((f) => f.endsWith('.json'))!;
   const m = JSON.parse(readFileSync(path.join(src, '_runs', manifestFile), 'utf8')) as Manifest;
   const db = await DuckDBInstance.create(':memory:', { memory_limit: '2GB' });
@@ -90,6 +90,21 @@ async function summarize(root: string): Promise<{ wallS: number; maxS: number }>
   let maxS = 0;
   for (const d of await deriveRoot(root)) maxS = Math.max(maxS, d.seconds);
   return { wallS: (performance.now() - t0) / 1000, maxS };
+}
+
+/**
+ * One night of `factor` × `base` sites in `dest`, from the crawled night `src`: every table's rows
+ * repeated with renamed subjects (and ranks moved past the copies before), except the ad systems'
+ * own tables: `factor` times the sites name the same ad systems.
+ */
+export async function writeWideNight(src: string, dest: string, factor: number, base: number): Promise<void> {
+  const widen = (_table: string, columns: string[]) => {
+    const names = columns.filter((c) => NAME_COLUMNS.includes(c));
+    const replace = names.map((c) => `CASE WHEN w.i = 0 THEN ${c} ELSE ${c} || '.w' || w.i END AS ${c}`);
+    if (columns.includes('rank')) replace.push(`rank + w.i * ${base} AS rank`);
+    return replace.length === 0 ? '* EXCLUDE (i)' : `* EXCLUDE (i) REPLACE (${replace.join(', ')})`;
+  };
+  await copyNights(src, dest, [BASE], widen, (table) => (table === 'sellers' || table === 'sellers_files' ? ', (SELECT 0 AS i) w' : `, range(${factor}) w(i)`));
 }
 
 async function report(root: string, out: string): Promise<{ wallS: number; rssMb: number; line: string }> {
@@ -147,14 +162,7 @@ export async function run(): Promise<void> {
 
     const wide = path.join(tmp, 'wide');
     t1 = performance.now();
-    const widen = (table: string, columns: string[]) => {
-      const names = columns.filter((c) => NAME_COLUMNS.includes(c));
-      const replace = names.map((c) => `CASE WHEN w.i = 0 THEN ${c} ELSE ${c} || '.w' || w.i END AS ${c}`);
-      if (columns.includes('rank')) replace.push(`rank + w.i * ${N} AS rank`);
-      return replace.length === 0 ? '* EXCLUDE (i)' : `* EXCLUDE (i) REPLACE (${replace.join(', ')})`;
-    };
-    // The ad systems' own tables are not repeated: ten times the sites name the same ad systems.
-    await copyNights(crawled, wide, [BASE], widen, (table) => (table === 'sellers' || table === 'sellers_files' ? ', (SELECT 0 AS i) w' : `, range(${WIDE}) w(i)`));
+    await writeWideNight(crawled, wide, WIDE, N);
     console.log(`wide night written in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
     if (!process.env.ADSNAP_BENCH_NO_SUMMARY) console.log(`derived tables of the wide night: ${(await summarize(wide)).wallS.toFixed(1)} s`);
     const b = await report(wide, path.join(tmp, 'report-wide'));
