@@ -295,6 +295,8 @@ SELECT f.*, coalesce(p.n, 0) AS placeholder_records,
        f.status = 'invalid_content_type' AS content_type_violation
 FROM file_scope_base f
 LEFT JOIN placeholders p ON p.snapshot_date = f.snapshot_date AND p.subject = f.subject AND p.file_kind = f.file_kind;
+-- file_scopes: the rows of file_scopes_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW file_scopes AS SELECT * FROM file_scopes_defined;
 
 -- One row per night and listed site (a domain of the input list), its root ads.txt read through
@@ -312,6 +314,8 @@ FROM targets t
 LEFT JOIN file_scopes f ON f.snapshot_date = t.snapshot_date AND f.subject = t.target AND f.file_kind = 'ads.txt'
 WHERE t.target_kind = 'domain'
 GROUP BY t.snapshot_date, t.target;
+-- listed_sites: the rows of listed_sites_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW listed_sites AS SELECT * FROM listed_sites_defined;
 
 -- One row per night and listed app (its store URL), with the app-ads.txt of the developer host
@@ -324,6 +328,8 @@ SELECT a.snapshot_date, a.store_url AS app, any_value(a.store) AS store, any_val
 FROM apps a
 LEFT JOIN file_scopes f ON f.snapshot_date = a.snapshot_date AND f.subject = a.subject AND f.file_kind = 'app-ads.txt'
 GROUP BY a.snapshot_date, a.store_url;
+-- listed_apps: the rows of listed_apps_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW listed_apps AS SELECT * FROM listed_apps_defined;
 
 -- Every record of a declaring file, the placeholder record left out, with its file's scope
@@ -744,6 +750,8 @@ JOIN declaring d ON d.snapshot_date = r.snapshot_date
 LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
 WHERE r.scope = 'root'
 GROUP BY r.snapshot_date, r.ad_system_domain;
+-- ad_system_sites: the rows of ad_system_sites_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_system_sites AS SELECT * FROM ad_system_sites_defined;
 
 -- The same per company: the declaring listed sites naming any of its domains.
@@ -762,6 +770,8 @@ JOIN declaring d ON d.snapshot_date = r.snapshot_date
 LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
 WHERE r.scope = 'root'
 GROUP BY ALL;
+-- ad_company_sites: the rows of ad_company_sites_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_company_sites AS SELECT * FROM ad_company_sites_defined;
 
 -- The headline figures of one night (a DATE; NULL: every night), one row per night and key
@@ -856,6 +866,8 @@ FROM seller_match_all m
 JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.declaring
 WHERE NOT coalesce(adsnap_is_placeholder(m.ad_system_domain, m.seller_account_id), false)
 GROUP BY ALL;
+-- ad_system_seller_checks: the rows of ad_system_seller_checks_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_system_seller_checks AS SELECT * FROM ad_system_seller_checks_defined;
 
 -- Per night, scope and code, the parse issues and the files they occur in: the scope of an
@@ -866,6 +878,8 @@ SELECT p.snapshot_date, coalesce(s.scope, p.file_kind) AS scope, p.file_kind, p.
 FROM parse_issues p
 LEFT JOIN file_scope_base s ON s.snapshot_date = p.snapshot_date AND s.subject = p.subject AND s.file_kind = p.file_kind
 GROUP BY ALL;
+-- parse_issue_counts: the rows of parse_issue_counts_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW parse_issue_counts AS SELECT * FROM parse_issue_counts_defined;
 
 -- --- Consent signals beyond robots.txt (docs/reference/ai-signals.md) ---
