@@ -169,14 +169,18 @@ export async function currentDerived(roots: readonly string[]): Promise<{ nights
 export async function useDerived(db: DuckDBConnection, roots: readonly string[]): Promise<{ nights: string[]; underived: string[] }> {
   const current = await currentDerived(roots);
   await db.run(`SET VARIABLE adsnap_derived_nights = CAST($1 AS DATE[])`, [listValue(current.nights)], [LIST(VARCHAR)]);
+  // The underived nights as constants (dates from the manifests, YYYY-MM-DD): a constant filter
+  // prunes the base tables' partitions, and with none (false) the definition's side is not planned at all.
+  const under = current.underived.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).map((d) => `DATE '${d}'`);
+  await db.run(`CREATE OR REPLACE MACRO adsnap_underived(d) AS ${under.length > 0 ? `d IN (${under.join(', ')})` : 'false'}`);
   for (const t of DERIVED_TABLES) {
     const files = current.parts.get(t.name)!;
     const derived = files.length === 0 ? null : `SELECT * EXCLUDE (vocabulary_key) FROM read_parquet([${files.map(sqlString).join(', ')}])`;
     if (t.view === 'headline_figures_at') {
-      if (derived) await db.run(`CREATE OR REPLACE MACRO headline_figures_at(night) AS TABLE
-SELECT * FROM headline_figures_defined_at(night) UNION ALL BY NAME SELECT * FROM (${derived}) WHERE night IS NULL OR snapshot_date = night`);
+      const part = `SELECT * FROM (${derived}) WHERE night IS NULL OR snapshot_date = night`;
+      if (derived) await db.run(`CREATE OR REPLACE MACRO headline_figures_at(night) AS TABLE ${under.length > 0 ? `SELECT * FROM headline_figures_defined_at(night) UNION ALL BY NAME ${part}` : part}`);
     } else if (t.view) {
-      if (derived) await db.run(`CREATE OR REPLACE VIEW ${t.view} AS SELECT * FROM ${t.view}_defined WHERE adsnap_underived(snapshot_date) UNION ALL BY NAME ${derived}`);
+      if (derived) await db.run(`CREATE OR REPLACE VIEW ${t.view} AS ${under.length > 0 ? `SELECT * FROM ${t.view}_defined WHERE adsnap_underived(snapshot_date) UNION ALL BY NAME ` : ''}${derived}`);
     } else {
       await db.run(`CREATE OR REPLACE VIEW ${t.name} AS ${derived ?? `SELECT NULL::DATE AS snapshot_date, NULL::BIGINT AS pooled_ids, NULL::BIGINT AS pooled_records WHERE false`}`);
     }
