@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { openSnapshotDb, sqlString } from '../sql/snapshot-db.js';
-import { DERIVED_TABLES, derivedDir, derivedKey, isCurrent, markerPath, partPath, readMarker, type DerivedMarker } from '../sql/derived.js';
+import { DERIVED_TABLES, derivedDir, derivedKey, isCurrent, markerPath, nightSql, partPath, readMarker, type DerivedMarker } from '../sql/derived.js';
 import { createOwnerTable } from './owners.js';
 import { completedRuns } from '../store/run-manifests.js';
 import { RunLock, type RunLockOptions } from '../store/run-lock.js';
@@ -71,12 +71,13 @@ async function writeSet(root: string, night: string, o: DeriveOptions): Promise<
     await db.rows(`SET VARIABLE adsnap_derive_night = CAST($1 AS DATE)`, [night]);
     await db.rows(`SET VARIABLE adsnap_vocabulary_key = $1`, [derivedKey()]);
     await createOwnerTable(db.connection, (c) => `${c} = getvariable('adsnap_derive_night')`);
+    // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
     for (const t of DERIVED_TABLES) {
       const file = partPath(root, t.name, night, set);
       await mkdir(path.dirname(file), { recursive: true });
       // A hidden temporary name (no reader's glob matches it), renamed once whole.
       const tmp = temporaryName(file);
-      await db.rows(`COPY (SELECT *, getvariable('adsnap_vocabulary_key') AS vocabulary_key FROM (${t.sql})) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
+      await db.rows(`COPY (SELECT *, getvariable('adsnap_vocabulary_key') AS vocabulary_key FROM (${nightSql(t, night)})) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
       await rename(tmp, file);
       tables[t.name] = path.relative(root, file);
     }

@@ -28,8 +28,18 @@ export type NightFilter = (column: string) => string;
 /** The temporary table of owners as written → registrable domains (src/report/owners.ts fills it). */
 export const OWNER_TABLE = 'report_owner_domain';
 
-/** The night a derivation reads: the variable it is bound to. */
+/** The night a derivation reads, as the SQL below writes it; nightSql() puts the night's date in its place. */
 const NIGHT = `getvariable('adsnap_derive_night')`;
+
+/**
+ * A derived table's SQL for `night` (YYYY-MM-DD): the date as a constant, which DuckDB folds into
+ * each scan's partition filter, so only that night's partitions are read (a filter it cannot fold
+ * read every night of the root: issue 34).
+ */
+export function nightSql(t: DerivedTable, night: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(night)) throw new TypeError(`a night is YYYY-MM-DD, got ${JSON.stringify(night)}`);
+  return t.sql.replaceAll(NIGHT, `DATE '${night}'`);
+}
 
 /**
  * Per night, the (ad system, seller id) pairs claimed DIRECT by two or more owners, and the
