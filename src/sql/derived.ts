@@ -179,10 +179,13 @@ export async function currentDerived(roots: readonly string[]): Promise<{ nights
 export async function useDerived(db: DuckDBConnection, roots: readonly string[]): Promise<{ nights: string[]; underived: string[] }> {
   const current = await currentDerived(roots);
   await db.run(`SET VARIABLE adsnap_derived_nights = CAST($1 AS DATE[])`, [listValue(current.nights)], [LIST(VARCHAR)]);
-  // The underived nights as constants (dates from the manifests, YYYY-MM-DD): a constant filter
-  // prunes the base tables' partitions, and with none (false) the definition's side is not planned at all.
-  const under = current.underived.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).map((d) => `DATE '${d}'`);
-  await db.run(`CREATE OR REPLACE MACRO adsnap_underived(d) AS ${under.length > 0 ? `d IN (${under.join(', ')})` : 'false'}`);
+  // The derived nights as constants (dates from the manifests, YYYY-MM-DD), which DuckDB folds into
+  // each scan's partition filter; a night neither derived nor listed as underived (a manifest whose
+  // parts are gone) stays with the definitions. With no underived night the definitions' side is
+  // not planned at all (the views below).
+  const dates = current.nights.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).map((d) => `DATE '${d}'`);
+  if (dates.length > 0) await db.run(`CREATE OR REPLACE MACRO adsnap_underived(d) AS d NOT IN (${dates.join(', ')})`);
+  const under = current.underived;
   for (const t of DERIVED_TABLES) {
     const files = current.parts.get(t.name)!;
     const derived = files.length === 0 ? null : `SELECT * EXCLUDE (vocabulary_key) FROM read_parquet([${files.map(sqlString).join(', ')}])`;
