@@ -102,5 +102,5 @@ describe('--shard K/N', () => {
       }
     };
     expect(await headline(sharded)).toEqual(await headline(single));
-  }, 180_000);
+  }, 480_000);
 });

@@ -109,7 +109,7 @@ beforeAll(async () => {
   reportDir = path.join(dir, 'report');
   await buildReport({ roots: [out], outDir: reportDir, rankBuckets: [2, 3], now: new Date('2026-11-23T00:00:00Z') });
   report = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8')) as ReportJson;
-}, 120_000);
+}, 400_000);
 
 afterAll(async () => {
   await web?.close();
