@@ -20,7 +20,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { writeNightSummary } from '../src/report/night-summary.js';
+import { deriveRoot } from '../src/report/derived.js';
 import { repoRoot } from './corpus.js';
 import { night } from './incremental.bench.js';
 
@@ -71,9 +71,8 @@ export async function copyNights(src: string, root: string, dates: string[], sel
         const n = Number((await con.runAndReadAll(sql)).getRows()[0]?.[0] ?? 0);
         tables[table] = { rows: n, parts: [part] };
       }
-      // The crawled night's summary is not this night's: computed again below, as the commit does.
-      const { night_summary: _summary, ...rest } = m;
-      const run = { ...rest, run_id: `${date}-bench`, snapshot_date: date, tables };
+      // The crawled night's derived tables are not this night's: computed again below, as the commit does.
+      const run = { ...m, run_id: `${date}-bench`, snapshot_date: date, tables };
       await writeFile(path.join(root, '_runs', `${run.run_id}.json`), JSON.stringify(run, null, 2));
     }
   } finally {
@@ -83,18 +82,29 @@ export async function copyNights(src: string, root: string, dates: string[], sel
 }
 
 /**
- * Each night's summary (src/report/night-summary.ts), as the commit of a crawl writes it; the
- * time is what the commits pay (each night is summarized over its own parts).
+ * Each night's derived tables (src/report/derived.ts), as the commit of a crawl writes them; the
+ * time is what the commits pay (each night is derived from its own partitions).
  */
 async function summarize(root: string): Promise<{ wallS: number; maxS: number }> {
   const t0 = performance.now();
   let maxS = 0;
-  for (const f of readdirSync(path.join(root, '_runs')).filter((x) => x.endsWith('.json')).sort()) {
-    const s = await writeNightSummary(root, path.basename(f, '.json'));
-    if (!s) throw new Error(`no night summary for ${f}`);
-    maxS = Math.max(maxS, s.seconds);
-  }
+  for (const d of await deriveRoot(root)) maxS = Math.max(maxS, d.seconds);
   return { wallS: (performance.now() - t0) / 1000, maxS };
+}
+
+/**
+ * One night of `factor` × `base` sites in `dest`, from the crawled night `src`: every table's rows
+ * repeated with renamed subjects (and ranks moved past the copies before), except the ad systems'
+ * own tables: `factor` times the sites name the same ad systems.
+ */
+export async function writeWideNight(src: string, dest: string, factor: number, base: number): Promise<void> {
+  const widen = (_table: string, columns: string[]) => {
+    const names = columns.filter((c) => NAME_COLUMNS.includes(c));
+    const replace = names.map((c) => `CASE WHEN w.i = 0 THEN ${c} ELSE ${c} || '.w' || w.i END AS ${c}`);
+    if (columns.includes('rank')) replace.push(`rank + w.i * ${base} AS rank`);
+    return replace.length === 0 ? '* EXCLUDE (i)' : `* EXCLUDE (i) REPLACE (${replace.join(', ')})`;
+  };
+  await copyNights(src, dest, [BASE], widen, (table) => (table === 'sellers' || table === 'sellers_files' ? ', (SELECT 0 AS i) w' : `, range(${factor}) w(i)`));
 }
 
 async function report(root: string, out: string): Promise<{ wallS: number; rssMb: number; line: string }> {
@@ -142,7 +152,7 @@ export async function run(): Promise<void> {
     console.log(`series written in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
     if (!process.env.ADSNAP_BENCH_NO_SUMMARY) {
       const s = await summarize(series);
-      console.log(`night summaries (what each night's commit computes): ${s.wallS.toFixed(1)} s for ${NIGHTS} nights, at most ${s.maxS.toFixed(1)} s a night`);
+      console.log(`derived tables (what each night's commit computes): ${s.wallS.toFixed(1)} s for ${NIGHTS} nights, at most ${s.maxS.toFixed(1)} s a night`);
     }
     const a = await report(series, path.join(tmp, 'report-series'));
     // Each row as soon as it is known: a failure of the next report keeps this one's figures.
@@ -152,16 +162,9 @@ export async function run(): Promise<void> {
 
     const wide = path.join(tmp, 'wide');
     t1 = performance.now();
-    const widen = (table: string, columns: string[]) => {
-      const names = columns.filter((c) => NAME_COLUMNS.includes(c));
-      const replace = names.map((c) => `CASE WHEN w.i = 0 THEN ${c} ELSE ${c} || '.w' || w.i END AS ${c}`);
-      if (columns.includes('rank')) replace.push(`rank + w.i * ${N} AS rank`);
-      return replace.length === 0 ? '* EXCLUDE (i)' : `* EXCLUDE (i) REPLACE (${replace.join(', ')})`;
-    };
-    // The ad systems' own tables are not repeated: ten times the sites name the same ad systems.
-    await copyNights(crawled, wide, [BASE], widen, (table) => (table === 'sellers' || table === 'sellers_files' ? ', (SELECT 0 AS i) w' : `, range(${WIDE}) w(i)`));
+    await writeWideNight(crawled, wide, WIDE, N);
     console.log(`wide night written in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
-    if (!process.env.ADSNAP_BENCH_NO_SUMMARY) console.log(`night summary of the wide night: ${(await summarize(wide)).wallS.toFixed(1)} s`);
+    if (!process.env.ADSNAP_BENCH_NO_SUMMARY) console.log(`derived tables of the wide night: ${(await summarize(wide)).wallS.toFixed(1)} s`);
     const b = await report(wide, path.join(tmp, 'report-wide'));
 
     console.log(`| 1 night × ${WIDE * N} sites | ${b.wallS.toFixed(1)} | ${b.rssMb} MB | ${b.line} |`);

@@ -93,9 +93,9 @@ export async function reparse(o: ReparseOptions): Promise<ReparseResult> {
         tables: { ...copied, ...committed.tables },
         finished_at: new Date().toISOString(),
       });
-      // The report's night summary, from the rebuilt tables (src/report/night-summary.ts); the source's is not carried over.
-      const { writeNightSummary } = await import('../src/report/night-summary.js');
-      await writeNightSummary(o.outDir, runId).catch((err: Error) => process.stderr.write(`adsnap reparse: no night summary for the report (${err.message}); the report reads the views for this night\n`));
+      // The night's derived tables, from the rebuilt tables (src/report/derived.ts); the source's are not carried over.
+      const { deriveNight } = await import('../src/report/derived.js');
+      await deriveNight(o.outDir, snapshotDate).catch((err: Error) => process.stderr.write(`adsnap reparse: no derived tables for ${snapshotDate} (${err.message}); readers use the views' definitions until \`adsnap derive ${o.outDir}\` writes them\n`));
       return { snapshotDate, runId, manifestPath, reparsed, withoutBody, tables: committed.tables };
     } catch (err) {
       await writer.abort();

@@ -16,12 +16,19 @@ import type { RunStats } from './run-stats.js';
 import { writeShardReport } from './shard-exchange.js';
 
 /**
- * The night summary, loaded when the commit reaches it: the report's SQL layer and DuckDB stay out
- * of the crawl's module graph (a crawl maps DuckDB only for its commit; .dependency-cruiser.cjs).
+ * The night's derived tables (src/report/derived.ts), loaded when the commit reaches them: the
+ * report's SQL layer and DuckDB stay out of the crawl's module graph (a crawl maps DuckDB only for
+ * its commit; .dependency-cruiser.cjs).
  */
-async function summarizeNight(outDir: string, runId: string, memoryLimit: string): Promise<unknown> {
-  const { writeNightSummary } = await import('../src/report/night-summary.js');
-  return writeNightSummary(outDir, runId, { memoryLimit });
+async function deriveCommittedNight(outDir: string, night: string, memoryLimit: string): Promise<unknown> {
+  const { deriveNight } = await import('../src/report/derived.js');
+  return deriveNight(outDir, night, { memoryLimit });
+}
+
+/** Whether this commit completes its night: every run of an unsharded crawl; of a sharded one, the last stage's (intermediaries), once for the union. */
+function completesNight(manifest: Record<string, unknown>): boolean {
+  const shard = manifest.shard as { stage?: string } | null | undefined;
+  return !shard || shard.stage === 'intermediaries';
 }
 
 /**
@@ -76,11 +83,16 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
     finished_at: new Date().toISOString(),
   });
   await pause('manifest');
-  // The night's summary for the report (src/report/night-summary.ts), into the manifest just written. Without it
-  // (a failure, a kill before it) the report reads the views for this night: nothing is lost.
-  // The summary's joins need more room than the compaction's sort (which spills): twice the commit's limit to start.
-  const limit = commitMemory(options);
-  await withMemoryRetry(doubledDuckDbSize(limit) ?? limit, (memoryLimit) => summarizeNight(options.outDir, manifest.run_id, memoryLimit), () => {}, 3).catch((err: Error) => process.stderr.write(`adsnap crawl: no night summary for the report (${err.message}); the report reads the views for this night\n`));
+  // The night's derived tables (the vocabulary materialized: src/report/derived.ts), written after the manifest.
+  // Without them (a failure, a kill before them) readers use the definitions for this night and
+  // `adsnap derive` writes them later: nothing is lost. Their joins need more room than the
+  // compaction's sort (which spills): twice the commit's limit to start.
+  if (completesNight(manifest)) {
+    const limit = commitMemory(options);
+    await withMemoryRetry(doubledDuckDbSize(limit) ?? limit, (memoryLimit) => deriveCommittedNight(options.outDir, manifest.snapshot_date, memoryLimit), () => {}, 3).catch((err: Error) =>
+      process.stderr.write(`adsnap crawl: no derived tables for ${manifest.snapshot_date} (${err.message}); readers use the views' definitions for this night until \`adsnap derive ${options.outDir}\` writes them\n`),
+    );
+  }
   const sr = state.shardReport;
   if (sr && options.shard) await writeShardReport(options.outDir, manifest.snapshot_date, options.shard, sr.stage, sr.report);
   await journal.remove();

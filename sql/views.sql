@@ -276,6 +276,12 @@ CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller
 -- Every figure of the crawl's summary, of the report and of `adsnap sql` that counts sites, apps,
 -- root records or ad systems reads these views; their words are defined once, in figures.md.
 
+-- The vocabulary materialized per night (docs/reference/derived.md): each figure view `X` is the
+-- definition `X_defined` here; `adsnap sql` and the report redefine `X` as the derived rows of the
+-- nights listed in the variable adsnap_derived_nights (a current derived set) and the definition's
+-- rows for every other night. Without the variable (a plain DuckDB) every night is underived.
+CREATE OR REPLACE MACRO adsnap_underived(d) AS NOT list_contains(coalesce(CAST(getvariable('adsnap_derived_nights') AS DATE[]), []), d);
+
 -- The Wilson score interval at 95% for k successes of n (Wilson 1927; Newcombe 1998, method 3):
 -- (p + z²/2n ± z·sqrt(p(1−p)/n + z²/4n²)) / (1 + z²/n), p = k/n, z = 1.959963984540054 (the 0.975
 -- normal quantile). [lo, hi]; NULL when n = 0.
@@ -304,7 +310,7 @@ WHERE f.file_kind IN ('ads.txt', 'app-ads.txt');
 -- (adsnap_text_body), with at least one record other than the placeholder; `placeholder_only`:
 -- records, all of them the placeholder; `content_type_violation`: served as other than
 -- text/plain (status invalid_content_type; its records count, as HTTP Archive's parser counts them).
-CREATE OR REPLACE VIEW file_scopes AS
+CREATE OR REPLACE VIEW file_scopes_defined AS
 WITH placeholders AS (
   SELECT snapshot_date, subject, file_kind, count(*) AS n FROM ads_records
   WHERE adsnap_is_placeholder(ad_system_domain, seller_account_id) GROUP BY ALL
@@ -315,12 +321,15 @@ SELECT f.*, coalesce(p.n, 0) AS placeholder_records,
        f.status = 'invalid_content_type' AS content_type_violation
 FROM file_scope_base f
 LEFT JOIN placeholders p ON p.snapshot_date = f.snapshot_date AND p.subject = f.subject AND p.file_kind = f.file_kind;
+-- file_scopes: the rows of file_scopes_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW file_scopes AS SELECT * FROM file_scopes_defined;
 
 -- One row per night and listed site (a domain of the input list), its root ads.txt read through
 -- file_scopes: the denominator of every site figure. `valid`: declaring, and the file is valid by
 -- the spec (files.valid: text/plain, read whole), so declaring minus valid are the files served
 -- with the wrong Content-Type or cut at the byte cap.
-CREATE OR REPLACE VIEW listed_sites AS
+CREATE OR REPLACE VIEW listed_sites_defined AS
 SELECT t.snapshot_date, t.target AS site, min(t.rank) AS rank,
        any_value(f.status) AS ads_txt_status, any_value(f.obtained) AS ads_txt_obtained,
        coalesce(bool_or(f.declaring), false) AS declaring,
@@ -331,10 +340,13 @@ FROM targets t
 LEFT JOIN file_scopes f ON f.snapshot_date = t.snapshot_date AND f.subject = t.target AND f.file_kind = 'ads.txt'
 WHERE t.target_kind = 'domain'
 GROUP BY t.snapshot_date, t.target;
+-- listed_sites: the rows of listed_sites_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW listed_sites AS SELECT * FROM listed_sites_defined;
 
 -- One row per night and listed app (its store URL), with the app-ads.txt of the developer host
 -- the crawl used (apps.subject), read through file_scopes as for sites.
-CREATE OR REPLACE VIEW listed_apps AS
+CREATE OR REPLACE VIEW listed_apps_defined AS
 SELECT a.snapshot_date, a.store_url AS app, any_value(a.store) AS store, any_value(a.subject) AS developer_host,
        any_value(f.status) AS app_ads_txt_status,
        coalesce(bool_or(f.declaring), false) AS declaring,
@@ -342,6 +354,9 @@ SELECT a.snapshot_date, a.store_url AS app, any_value(a.store) AS store, any_val
 FROM apps a
 LEFT JOIN file_scopes f ON f.snapshot_date = a.snapshot_date AND f.subject = a.subject AND f.file_kind = 'app-ads.txt'
 GROUP BY a.snapshot_date, a.store_url;
+-- listed_apps: the rows of listed_apps_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW listed_apps AS SELECT * FROM listed_apps_defined;
 
 -- Every record of a declaring file, the placeholder record left out, with its file's scope
 -- (file_scopes): filter on `scope` for the records of one scope ('root': the listed sites' own).
@@ -748,7 +763,7 @@ SELECT ad_system_domain, min(company) AS company FROM ad_system_companies GROUP 
 -- Per night and ad system, over the root records of declaring listed sites: the sites naming it
 -- (any relationship, and DIRECT), their share of the night's declaring sites, its records and
 -- DIRECT records, and its company (ad_system_company; the domain itself when it names none).
-CREATE OR REPLACE VIEW ad_system_sites AS
+CREATE OR REPLACE VIEW ad_system_sites_defined AS
 WITH declaring AS (
   SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
 )
@@ -763,9 +778,12 @@ JOIN declaring d ON d.snapshot_date = r.snapshot_date
 LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
 WHERE r.scope = 'root'
 GROUP BY r.snapshot_date, r.ad_system_domain;
+-- ad_system_sites: the rows of ad_system_sites_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ad_system_sites AS SELECT * FROM ad_system_sites_defined;
 
 -- The same per company: the declaring listed sites naming any of its domains.
-CREATE OR REPLACE VIEW ad_company_sites AS
+CREATE OR REPLACE VIEW ad_company_sites_defined AS
 WITH declaring AS (
   SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
 )
@@ -780,20 +798,23 @@ JOIN declaring d ON d.snapshot_date = r.snapshot_date
 LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
 WHERE r.scope = 'root'
 GROUP BY ALL;
+-- ad_company_sites: the rows of ad_company_sites_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ad_company_sites AS SELECT * FROM ad_company_sites_defined;
 
 -- The headline figures of one night (a DATE; NULL: every night), one row per night and key
 -- (report.json's `headline`). Shares carry n, their denominator and the Wilson 95% interval;
 -- counts only their value. The views it reads are each read once (MATERIALIZED), which keeps the
 -- plan small enough for the report's memory bound.
-CREATE OR REPLACE MACRO headline_figures_at(night) AS TABLE
+CREATE OR REPLACE MACRO headline_figures_defined_at(night) AS TABLE
 WITH ls AS MATERIALIZED (
-  SELECT * FROM listed_sites WHERE night IS NULL OR snapshot_date = night
+  SELECT * FROM listed_sites WHERE (night IS NULL OR snapshot_date = night) AND adsnap_underived(snapshot_date)
 ), la AS MATERIALIZED (
-  SELECT * FROM listed_apps WHERE night IS NULL OR snapshot_date = night
+  SELECT * FROM listed_apps WHERE (night IS NULL OR snapshot_date = night) AND adsnap_underived(snapshot_date)
 ), root_records AS MATERIALIZED (
   SELECT r.snapshot_date, r.subject, r.file_kind, r.line_no, r.ad_system_domain, r.relationship, coalesce(c.company, r.ad_system_domain) AS company
   FROM scoped_records r LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
-  WHERE r.scope = 'root' AND (night IS NULL OR r.snapshot_date = night)
+  WHERE r.scope = 'root' AND (night IS NULL OR r.snapshot_date = night) AND adsnap_underived(r.snapshot_date)
 ), nights AS (
   -- Every key on every night, a figure with nothing to count included (0 of 0: value NULL).
   SELECT DISTINCT snapshot_date FROM ls
@@ -820,7 +841,7 @@ WITH ls AS MATERIALIZED (
   SELECT m.snapshot_date, count(*) FILTER (WHERE m.seller_checkable) AS checkable, count(*) FILTER (WHERE m.seller_missing) AS not_found
   FROM seller_match_all m
   SEMI JOIN root_records r ON r.snapshot_date = m.snapshot_date AND r.subject = m.subject AND r.file_kind = m.file_kind AND r.line_no = m.line_no
-  WHERE night IS NULL OR m.snapshot_date = night
+  WHERE (night IS NULL OR m.snapshot_date = night) AND adsnap_underived(m.snapshot_date)
   GROUP BY ALL
 ), shares(snapshot_date, key, n, denominator, scope, definition) AS (
   SELECT snapshot_date, 'adstxt_declaring', declaring, listed, 'listed sites, root ads.txt',
@@ -849,9 +870,45 @@ SELECT snapshot_date, key, n / nullif(denominator, 0) AS value, n, denominator, 
 UNION ALL
 SELECT snapshot_date, key, value, NULL, NULL, NULL, scope, definition FROM counts;
 
+-- headline_figures_at(night): the definition's rows; `adsnap sql` and the report replace it with the
+-- derived rows of the nights that have a current derived set and the definition's for the others.
+CREATE OR REPLACE MACRO headline_figures_at(night) AS TABLE SELECT * FROM headline_figures_defined_at(night);
+
 -- headline_figures: the headline figures of every night (headline_figures_at(NULL)); for one
 -- night, headline_figures_at(DATE '…') reads only that night.
 CREATE OR REPLACE VIEW headline_figures AS SELECT * FROM headline_figures_at(NULL);
+
+-- Per night, scope (root, referral, app: file_scopes) and ad system, the records of declaring
+-- files (scoped_records: the placeholder left out) checked against the ad system's sellers.json
+-- (seller_match_all): records, checkable (seller_checkable), missing (seller_missing: the seller
+-- id is not found), relationship and owner mismatches, and the sellers.json status. Summed over
+-- scope 'root', records, checkable and missing are headline_figures' root records, checkable root
+-- records and seller ids not found (docs/reference/figures.md: one word, one population).
+CREATE OR REPLACE VIEW ad_system_seller_checks_defined AS
+SELECT m.snapshot_date, s.scope, m.ad_system_domain, any_value(m.sellers_json_status) AS sellers_json_status, count(*) AS records,
+       count(*) FILTER (WHERE m.seller_checkable) AS checkable,
+       count(*) FILTER (WHERE m.seller_missing) AS missing,
+       count(*) FILTER (WHERE m.relationship_consistent = false) AS relationship_mismatch,
+       count(*) FILTER (WHERE m.owner_domain_consistent = false) AS owner_mismatch
+FROM seller_match_all m
+JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.declaring
+WHERE NOT coalesce(adsnap_is_placeholder(m.ad_system_domain, m.seller_account_id), false)
+GROUP BY ALL;
+-- ad_system_seller_checks: the rows of ad_system_seller_checks_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ad_system_seller_checks AS SELECT * FROM ad_system_seller_checks_defined;
+
+-- Per night, scope and code, the parse issues and the files they occur in: the scope of an
+-- ads.txt / app-ads.txt (file_scope_base: root, referral, app), else the file's kind (robots.txt,
+-- sellers.json, …).
+CREATE OR REPLACE VIEW parse_issue_counts_defined AS
+SELECT p.snapshot_date, coalesce(s.scope, p.file_kind) AS scope, p.file_kind, p.severity, p.code, count(*) AS issues, count(DISTINCT p.subject) AS files
+FROM parse_issues p
+LEFT JOIN file_scope_base s ON s.snapshot_date = p.snapshot_date AND s.subject = p.subject AND s.file_kind = p.file_kind
+GROUP BY ALL;
+-- parse_issue_counts: the rows of parse_issue_counts_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW parse_issue_counts AS SELECT * FROM parse_issue_counts_defined;
 
 -- --- Consent signals beyond robots.txt (docs/reference/ai-signals.md); their tables' views are in the
 -- table-views block above ---

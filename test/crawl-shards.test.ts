@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
@@ -8,6 +8,9 @@ import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
 import { snapshotRows, VOLATILE_COLUMNS } from './helpers/snapshot-rows.js';
 import { useTempDirs } from './helpers/tmp.js';
+import { derivedAgainstViews } from './helpers/derived-check.js';
+import { readMarker } from '../src/sql/derived.js';
+import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 
 const tempDir = useTempDirs('shards');
 
@@ -84,5 +87,20 @@ describe('--shard K/N', () => {
     const intermediaries = want.files!.filter((r) => r.includes('"via":"intermediary"') && r.includes('"file_kind":"sellers.json"'));
     expect(intermediaries.some((r) => r.includes('"subject":"reseller-chain.test"'))).toBe(true);
     expect(intermediaries.length).toBeGreaterThan(10);
-  }, 180_000);
+    // One derived set for the union of the night's runs, written once by the stage that completes
+    // the night (intermediaries), equal to the views; the same numbers as the single crawl's.
+    const marker = (await readMarker(sharded, '2026-11-22'))!;
+    expect(marker.runs).toHaveLength(3 * N + 1);
+    expect(readdirSync(path.join(sharded, '_derived', 'headline_figures', 'snapshot_date=2026-11-22'))).toHaveLength(1);
+    expect(await derivedAgainstViews(sharded, '2026-11-22')).toEqual([]);
+    const headline = async (root: string) => {
+      const db = await openSnapshotDb(root);
+      try {
+        return await db.rows(`SELECT key, n, denominator, value FROM headline_figures ORDER BY key`);
+      } finally {
+        db.close();
+      }
+    };
+    expect(await headline(sharded)).toEqual(await headline(single));
+  }, 480_000);
 });

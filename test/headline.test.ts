@@ -13,6 +13,7 @@ import { HEADLINE_KEYS, headlineLines, headlineObject, type HeadlineFigure, type
 import type { ReportJson } from '../src/report/index.js';
 import { runCli } from './helpers/run-cli.js';
 import { useTempDirs } from './helpers/tmp.js';
+import { derivedAgainstViews, oneNumber } from './helpers/derived-check.js';
 
 const tempDir = useTempDirs('headline');
 let out: string;
@@ -156,5 +157,15 @@ describe('headline figures: the demo summary, adsnap sql and report.json agree',
     }
     // Declaring minus valid are exactly the files served with the wrong Content-Type or cut.
     expect(report.headline.adstxt_declaring.n! - report.headline.adstxt_valid.n!).toBeGreaterThan(0);
+  });
+
+  it('one number: section 4 counts the headline\'s root records, checkable and not found (issue 39)', () => {
+    expect(report.window.nights).toEqual([night]);
+    expect(oneNumber(report)).toEqual([]);
+  });
+
+  it('the demo\'s commit wrote its derived tables, each equal to its view\'s rows, and the report read them (issue 34)', async () => {
+    expect(report.derived_nights).toEqual([night]);
+    expect(await derivedAgainstViews(out, night)).toEqual([]);
   });
 });

@@ -54,10 +54,10 @@ describe('the layers (.dependency-cruiser.cjs)', () => {
       'src/cli/format.ts': 'export const format = 1;\n',
       'src/sql/snapshot-db.ts': "import { format } from '../cli/format.js';\nexport const db = format;\n",
       'src/report/figures.ts': 'export const figures = 1;\n',
-      'src/report/night-summary.ts': "import { crawl } from '../../pipelines/crawl.js';\nexport const summary = crawl;\n",
-      'pipelines/crawl.ts': "import { summary } from '../src/report/night-summary.js';\nexport const crawl = 1;\nexport const s = () => summary;\n",
+      'src/report/derived.ts': "import { crawl } from '../../pipelines/crawl.js';\nexport const summary = crawl;\n",
+      'pipelines/crawl.ts': "import { summary } from '../src/report/derived.js';\nexport const crawl = 1;\nexport const s = () => summary;\n",
       'pipelines/wide.ts': "export const wide = () => import('../src/report/figures.js');\n",
-      'pipelines/lazy.ts': "export const lazy = () => import('../src/report/night-summary.js');\n",
+      'pipelines/lazy.ts': "export const lazy = () => import('../src/report/derived.js');\n",
     };
     for (const [name, text] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
@@ -71,8 +71,8 @@ describe('the layers (.dependency-cruiser.cjs)', () => {
         'lower-layers-stay-below: src/sink/writer.ts → src/simweb/web.ts',
         'product-code-no-simweb: src/sink/writer.ts → src/simweb/web.ts',
         'sql-below-report-and-cli: src/sql/snapshot-db.ts → src/cli/format.ts',
-        'report-not-above-cli-or-pipelines: src/report/night-summary.ts → pipelines/crawl.ts',
-        'pipelines-reach-sql-and-report-lazily: pipelines/crawl.ts → src/report/night-summary.ts',
+        'report-not-above-cli-or-pipelines: src/report/derived.ts → pipelines/crawl.ts',
+        'pipelines-reach-sql-and-report-lazily: pipelines/crawl.ts → src/report/derived.ts',
         'pipelines-one-narrow-entry: pipelines/wide.ts → src/report/figures.ts',
         'stages-import-only-earlier-stages: src/sink/late.ts → src/store/lock.ts',
         'schemas-text-util-below-the-stages: src/util/up.ts → src/parse/parser.ts',

@@ -14,6 +14,7 @@ export const commands: Record<string, () => Promise<{ command: Command }>> = {
   simweb: () => import('./commands/simweb.js'),
   demo: () => import('./commands/demo.js'),
   reparse: () => import('./commands/reparse.js'),
+  derive: () => import('./commands/derive.js'),
   sql: () => import('./commands/sql.js'),
   report: () => import('./commands/report.js'),
   verify: () => import('./commands/verify.js'),

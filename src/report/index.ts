@@ -11,7 +11,6 @@ import { openSnapshotDb } from '../sql/snapshot-db.js';
 import { renderSvg, vegaLiteSpec } from './charts.js';
 import { SECTIONS, SITE_CHANGES_SQL, type FigureDef } from './figures.js';
 import { chartRows, leftOutNote } from './chart-rows.js';
-import { NO_NIGHT_SUMMARY, nightSummarySetupSql, summaryKey, VIEWED_NIGHTS_MACRO } from './night-summary.js';
 import { bucketLabels, setupStatements, setVariable, variableStatement, windowVariables, type ReportVariable, type ReportWindow } from './setup.js';
 import { OWNER_CSV, ownerTableSetup } from './owners.js';
 import { renderPage } from './page.js';
@@ -59,8 +58,10 @@ export interface ReportJson {
   rank_buckets: number[];
   /** Run these in `adsnap sql` before a figure's SQL to get the same rows. */
   setup_sql: string[];
-  /** Nights whose figures over time came from their night summary (night-summary.ts), not the views. */
-  summarized_nights: string[];
+  /** Nights whose figures were read from their derived tables (src/sql/derived.ts), not computed from the definitions. */
+  derived_nights: string[];
+  /** Nights of the window without a current derived set: the definitions answered (the same numbers, slower); `adsnap derive` writes them. */
+  underived_nights: string[];
   missing: string[];
   /**
    * The latest night's headline figures by stable key (view headline_figures; the figure
@@ -105,7 +106,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     await mkdir(o.outDir, { recursive: true });
     // The pooling section's owners as registrable domains (owners.ts): a file beside the report, loaded by setup_sql.
     if (window) setup.push(await ownerTableSetup(db.connection, path.resolve(o.outDir, OWNER_CSV)));
-    const summarized = window ? await useNightSummaries(db, nights, setup) : [];
+    const underived = window ? await useDerivedNights(db, nights, setup, missing) : [];
 
     const sections: { key: string; title: string; intro: string; figures: FigureResult[] }[] = [];
     for (const s of SECTIONS) {
@@ -123,7 +124,8 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       window: { from: window?.from ?? o.from ?? null, to: window?.to ?? o.to ?? null, nights },
       rank_buckets: buckets,
       setup_sql: setup,
-      summarized_nights: summarized,
+      derived_nights: nights.filter((d) => !underived.includes(d)),
+      underived_nights: underived,
       missing,
       headline: headlineObject(sections.flatMap((s) => s.figures).find((f) => f.key === HEADLINE_FIGURE)?.rows ?? []),
       not_public_web: notPublic,
@@ -147,26 +149,32 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
 }
 
 /**
- * Collects the night summaries the report may use (night-summary.ts) and names the nights the
- * views answer for; both statements join `setup`. A root whose manifests cannot be read that way
- * gets no summary: the views answer for every night.
+ * The nights' derived sets (src/sql/derived.ts; openSnapshotDb read them): the night summaries of
+ * the window into the temp table report_night_summary, and the nights the definitions answer for
+ * (the variable report_viewed_nights, macro report_viewed); these statements join `setup`. Nights
+ * without a current set are named on stderr and on the page, with the command that derives them.
  */
-async function useNightSummaries(db: Awaited<ReturnType<typeof openSnapshotDb>>, nights: readonly string[], setup: string[]): Promise<string[]> {
-  setup.push(await bind(db, { name: 'report_summary_key', type: 'VARCHAR', value: summaryKey() }));
-  let collect = nightSummarySetupSql();
-  try {
-    await db.rows(collect);
-  } catch (err) {
-    // Not hidden: the figures are the same (the views answer), only slower; the reason is said.
-    process.stderr.write(`adsnap report: the night summaries are not used (${visibleLines((err as Error)?.message ?? String(err))}); the views answer for every night\n`);
-    collect = NO_NIGHT_SUMMARY;
-    await db.rows(collect);
-  }
-  const have = new Set((await db.rows(`SELECT strftime(snapshot_date, '%Y-%m-%d') AS d FROM report_night_summary`)).map((r) => String(r.d)));
-  setup.push(collect, await bind(db, { name: 'report_viewed_nights', type: 'DATE[]', value: nights.filter((d) => !have.has(d)) }));
+async function useDerivedNights(db: Awaited<ReturnType<typeof openSnapshotDb>>, nights: readonly string[], setup: string[], missing: string[]): Promise<string[]> {
+  const collect = `CREATE OR REPLACE TEMP TABLE report_night_summary AS SELECT snapshot_date, pooled_ids, pooled_records FROM night_summary WHERE in_window(snapshot_date)`;
+  await db.rows(collect);
+  const underived = nights.filter((d) => !db.derived.nights.includes(d));
+  setup.push(collect, await bind(db, { name: 'report_viewed_nights', type: 'DATE[]', value: underived }));
   await db.rows(VIEWED_NIGHTS_MACRO);
   setup.push(VIEWED_NIGHTS_MACRO);
-  return nights.filter((d) => have.has(d));
+  if (underived.length > 0) {
+    const said = `${underived.length === 1 ? 'Night' : 'Nights'} ${listed(underived)} ${underived.length === 1 ? 'has' : 'have'} no current derived tables: their figures were computed from the views' definitions (the same numbers, slower). \`adsnap derive ROOT\` writes them.`;
+    missing.push(said);
+    process.stderr.write(`adsnap report: ${said}\n`);
+  }
+  return underived;
+}
+
+/** The macro naming the nights of the window without a current derived set (the variable report_viewed_nights, DATE[]): the definitions answer for them. */
+const VIEWED_NIGHTS_MACRO = `CREATE OR REPLACE MACRO report_viewed(d) AS list_contains(getvariable('report_viewed_nights'), d)`;
+
+/** Up to five nights by name, then how many more. */
+function listed(nights: readonly string[]): string {
+  return nights.length <= 5 ? nights.join(', ') : `${nights.slice(0, 5).join(', ')} and ${nights.length - 5} more`;
 }
 
 /** Sets a setup variable, its value bound; returns its statement for setup_sql. */

@@ -13,15 +13,16 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from '../util/sql-literal.js';
+import { OWNER_TABLE } from '../sql/derived.js';
 import { sellerDomainHost } from '../resolve/intermediaries.js';
 import { rootDomain, toAsciiHost } from '../util/domain.js';
 
-/** The table (temporary) that maps an owner as written to its registrable domain. */
-export const OWNER_TABLE = 'report_owner_domain';
+/** The table (temporary) that maps an owner as written to its registrable domain (named in src/sql/derived.ts, whose SQL reads it). */
+export { OWNER_TABLE };
 /** Its file beside report.json. */
 export const OWNER_CSV = 'pooling.owner_domains.csv';
 
-/** A filter on a column's snapshot date (the same shape as night-summary.ts's NightFilter). */
+/** A filter on a column's snapshot date (the same shape as src/sql/derived.ts's NightFilter). */
 type Nights = (column: string) => string;
 
 /** The owner of a file as written → its registrable domain (lower-case ASCII). */

@@ -63,6 +63,8 @@ export function setupStatements(siteChangesSql: string): string[] {
     `CREATE OR REPLACE TEMP TABLE report_record_changes AS SELECT * FROM record_changes WHERE in_window(snapshot_date)`,
     // The listed sites that gained or lost a declaring ads.txt, read by two figures (small: the changes).
     `CREATE OR REPLACE TEMP TABLE report_site_changes AS ${siteChangesSql}`,
+    // The latest night's headline figures: the headline's figure, and the headline's number beside a narrower figure's.
+    `CREATE OR REPLACE TEMP TABLE report_headline AS SELECT * FROM headline_figures_at(getvariable('report_to_night'))`,
     // The latest night's ad_system_coverage, read by two figures.
     `CREATE OR REPLACE TEMP TABLE report_coverage AS SELECT * FROM ad_system_coverage WHERE snapshot_date = getvariable('report_to_night')`,
   ];

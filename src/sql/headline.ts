@@ -49,13 +49,14 @@ const LABELS: Record<HeadlineKey, string> = {
 /**
  * The SQL of the headline figures of the night `night` (a SQL expression of type DATE), in
  * HEADLINE_KEYS order, each with its label (the words of the summary and the page: constants of
- * this module, not values).
+ * this module, not values). `source`: where the night's headline_figures rows are read from (the
+ * report reads them once into a temp table that other figures quote beside their own numbers).
  */
-export function headlineSql(night: string): string {
+export function headlineSql(night: string, source = `headline_figures_at(${night})`): string {
   const order = sqlStringList(HEADLINE_KEYS);
   const labels = HEADLINE_KEYS.map((k) => `(${sqlString(k)}, ${sqlString(LABELS[k])})`).join(', ');
   return `SELECT h.key, l.label, h.value, h.n, h.denominator, h.ci95, h.scope, h.definition
-FROM headline_figures_at(${night}) h LEFT JOIN (VALUES ${labels}) l(key, label) USING (key)
+FROM ${source} h LEFT JOIN (VALUES ${labels}) l(key, label) USING (key)
 ORDER BY list_position(${order}, h.key), h.key`;
 }
 

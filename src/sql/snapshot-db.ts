@@ -8,17 +8,19 @@ import { visible } from '../text/visible.js';
 import { percentText } from '../text/percent.js';
 import { headlineLines, readHeadline } from './headline.js';
 import { aroundTableViews, standInSql, viewSql, VIEW_SOURCES } from './table-views.js';
+import { useDerived } from './derived.js';
 
 /**
  * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
  * (sql/views.sql) loaded — the same starting point an analyst has — and returns the connection.
+ * The figure views read the nights' current derived sets (derived.ts) unless `derived` is false.
  *
  * Every root must hold at least one complete run (a manifest in ROOT/_runs), else this throws an
  * Error naming the root. A table with no parts in a root (a root written by an adsnap version
  * before that table existed) is read from the other roots only, or is an empty view with the
  * table's columns when no root has it, so that the derived views still work.
  */
-export async function openSnapshotDb(roots: string | readonly string[], o: { allowEmpty?: boolean } = {}) {
+export async function openSnapshotDb(roots: string | readonly string[], o: { allowEmpty?: boolean; derived?: boolean } = {}) {
   // A root named twice (or by two spellings of one path) is read once: rows are never doubled.
   const list = typeof roots === 'string' ? [roots] : [...new Map(roots.map((r) => [path.resolve(r), r])).values()];
   if (list.length === 0) throw new Error('no snapshot root given');
@@ -26,12 +28,15 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   for (const root of list) if (!(o.allowEmpty && isDirectory(root))) assertSnapshotRoot(root);
   const instance = await DuckDBInstance.create(':memory:');
   const db = await instance.connect();
+  let derived = { nights: [] as string[], underived: [] as string[] };
   try {
     if (typeof roots === 'string') await db.run('SET VARIABLE adsnap_root = $1', [roots], [VARCHAR]);
     else await db.run('SET VARIABLE adsnap_roots = $1', [listValue(list)], [LIST(VARCHAR)]);
     // The shipped data tables the views read (ad_system_companies), wherever the package is installed.
     await db.run('SET VARIABLE adsnap_data = $1', [path.join(packageRoot(), 'data')], [VARCHAR]);
     await loadViews(db, list);
+    // The figure views read the nights' derived sets where current (derived.ts); derived: false, only the definitions.
+    if (o.derived !== false) derived = await useDerived(db, list);
   } catch (err) {
     db.closeSync();
     instance.closeSync();
@@ -40,6 +45,8 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   return {
     /** The DuckDB connection, for callers that want typed results or streaming. */
     connection: db,
+    /** The nights whose figure views read a current derived set, and those read from the definitions. */
+    derived,
     /** `params`: values bound to `$1`, `$2`, … (never spliced into the SQL text). */
     async rows(sql: string, params?: (string | number | boolean | null)[]): Promise<Record<string, unknown>[]> {
       const reader = params ? await db.runAndReadAll(sql, params) : await db.runAndReadAll(sql);

@@ -12,7 +12,9 @@ export const headlineSection: SectionDef = {
       key: 'headline.figures',
       title: 'Headline figures (latest night)',
       about: "View headline_figures (for one night: headline_figures_at): label (the words of the demo's summary), value (a share of the denominator, or a count), n, denominator, ci95 ([low, high], Wilson score interval at 95%), scope and definition. report.json has them under 'headline' by key.",
-      sql: headlineSql("getvariable('report_to_night')"),
+      // The latest night's rows are read once, by the setup (report_headline): figures that narrow a
+      // word's population show the headline's number beside theirs from there (issue 39).
+      sql: headlineSql("getvariable('report_to_night')", 'report_headline'),
     },
   ],
 };

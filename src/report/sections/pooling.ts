@@ -2,7 +2,7 @@
 import type { SectionDef } from '../figure-types.js';
 import { LATEST, latest, VIEWED } from './nights.js';
 import { OWNER_TABLE } from '../owners.js';
-import { poolingNightsSql } from '../night-summary.js';
+import { poolingNightsSql } from '../../sql/derived.js';
 
 export const poolingSection: SectionDef = {
   key: 'pooling',
@@ -12,7 +12,7 @@ export const poolingSection: SectionDef = {
   figures: [
     {
       key: 'pooling.worst',
-      title: 'Seller ids claimed DIRECT by the most owners (latest night)',
+      title: 'Seller ids claimed DIRECT by the most owners, in records of valid files (latest night)',
       about:
         "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owners (registrable domains) claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
       // The pooled ids are found from the records alone: the (ad system, seller id, site) claims
@@ -62,9 +62,9 @@ ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
     },
     {
       key: 'pooling.over_time',
-      title: 'Pooled seller ids over time',
-      about: 'Per night: (ad system, seller id) pairs claimed DIRECT by two or more owners (as above), and the records that claim them.',
-      // The nights with a night summary from it, the others from the records (night-summary.ts).
+      title: 'Pooled seller ids over time, in DIRECT records of valid files',
+      about: "Per night: (ad system, seller id) pairs claimed DIRECT by two or more owners (as above), and the DIRECT records of valid files (ads.txt and app-ads.txt, every scope) that claim them: a population of its own, not the headline's root records (it leaves out the declaring files that are not valid, and takes in referral and app files), and not checked against sellers.json.",
+      // The nights with a current derived set from their night summary, the others from the records (src/sql/derived.ts).
       sql: `SELECT * FROM (
 -- A night without a pooled id has no row, as in the grouping below.
 SELECT snapshot_date, pooled_ids, pooled_records AS records FROM report_night_summary WHERE pooled_ids > 0

@@ -32,12 +32,9 @@ FROM fetches WHERE ${LATEST} GROUP BY ALL ORDER BY file_kind, requests DESC, out
     {
       key: 'quality.parse_issues',
       title: 'Parse issues (latest night)',
-      about: "The 25 most frequent parse issue codes, with the files they occur in, per scope: an ads.txt's root (a listed site's own) or referral (subdomain, partner), app for app-ads.txt (view file_scope_base); robots.txt and sellers.json by their kind.",
-      sql: `SELECT coalesce(s.scope, p.file_kind) AS scope, p.file_kind, p.severity, p.code, count(*) AS issues, count(DISTINCT p.subject) AS files
-FROM parse_issues p
-LEFT JOIN file_scope_base s ON s.snapshot_date = p.snapshot_date AND s.subject = p.subject AND s.file_kind = p.file_kind
-WHERE ${latest('p.snapshot_date')}
-GROUP BY ALL ORDER BY issues DESC, scope, file_kind, code LIMIT 25`,
+      about: "The 25 most frequent parse issue codes, with the files they occur in, per scope: an ads.txt's root (a listed site's own) or referral (subdomain, partner), app for app-ads.txt (view parse_issue_counts, over file_scope_base); robots.txt and sellers.json by their kind.",
+      sql: `SELECT scope, file_kind, severity, code, issues, files FROM parse_issue_counts WHERE ${LATEST}
+ORDER BY issues DESC, scope, file_kind, code LIMIT 25`,
       chart: { kind: 'hbar', x: 'issues', y: 'code', xTitle: 'Issues', yTitle: 'Code' },
     },
   ],

@@ -1,0 +1,61 @@
+/** Checks shared by the derived-table tests on a series (derived.test.ts) and on the demo (headline.test.ts). */
+import path from 'node:path';
+import { openSnapshotDb } from '../../src/sql/snapshot-db.js';
+import { DERIVED_TABLES, readMarker } from '../../src/sql/derived.js';
+import type { ReportJson } from '../../src/report/index.js';
+
+/**
+ * Each derived table's rows for `date` (its part, read directly) against its view's rows from the
+ * definitions (a snapshot opened without derived sets); night_summary against pooling written
+ * independently over seller_match. Returns the differences (none: []).
+ */
+export async function derivedAgainstViews(root: string, date: string, o: { skip?: readonly string[] } = {}): Promise<string[]> {
+  const m = (await readMarker(root, date))!;
+  const db = await openSnapshotDb(root, { derived: false });
+  const diffs: string[] = [];
+  try {
+    for (const t of DERIVED_TABLES.filter((x) => !o.skip?.includes(x.name))) {
+      const part = `(SELECT * EXCLUDE (vocabulary_key) FROM read_parquet('${path.join(root, m.tables[t.name]!)}'))`;
+      const want =
+        t.name === 'night_summary'
+          ? `(SELECT CAST('${date}' AS DATE) AS snapshot_date, count(*)::BIGINT AS pooled_ids, coalesce(sum(n), 0)::BIGINT AS pooled_records FROM (
+               SELECT ad_system_domain, seller_account_id, count(DISTINCT owner_domain) AS owners, count(*) AS n
+               FROM seller_match WHERE relationship = 'DIRECT' AND snapshot_date = '${date}' GROUP BY ALL) WHERE owners >= 2)`
+          : t.view === 'headline_figures_at'
+            ? `(SELECT * FROM headline_figures_defined_at(DATE '${date}'))`
+            : `(SELECT * FROM ${t.view}_defined WHERE snapshot_date = '${date}')`;
+      const [d] = await db.rows(`SELECT (SELECT count(*) FROM ${part}) AS n, (SELECT count(*) FROM (SELECT * FROM ${part} EXCEPT ALL SELECT * FROM ${want})) AS extra,
+        (SELECT count(*) FROM (SELECT * FROM ${want} EXCEPT ALL SELECT * FROM ${part})) AS lacking`);
+      if (d!.extra !== 0 || d!.lacking !== 0) diffs.push(`${t.name} ${date}: ${JSON.stringify(d)}`);
+      // Tables every night has rows in (a night may have no app and no parse issue).
+      if (['file_scopes', 'listed_sites', 'headline_figures', 'night_summary'].includes(t.name) && d!.n === 0) diffs.push(`${t.name} ${date}: no rows`);
+    }
+  } finally {
+    db.close();
+  }
+  return diffs;
+}
+
+
+/**
+ * The latest night's counts of the shared words in `json`'s figures: section 4's series and the
+ * root scope's total of its per-ad-system table, against the headline's root records, checkable
+ * root records and seller ids not found. Returns [got, want] pairs that differ (none: []).
+ */
+export function oneNumber(json: ReportJson): string[] {
+  const rows = (key: string) => json.sections.flatMap((s) => s.figures).find((f) => f.key === key)!.rows;
+  const h = json.headline;
+  const want = [h.direct_record_share_root.denominator, h.seller_id_not_found_root.denominator, h.seller_id_not_found_root.n];
+  const latest = json.window.nights.at(-1);
+  const series = rows('consistency.over_time').find((r) => r.snapshot_date === latest);
+  const total = rows('consistency.by_ad_system').find((r) => r.scope === 'root' && r.ad_system_domain === null);
+  const out: string[] = [];
+  for (const [name, r] of [['consistency.over_time', series], ['consistency.by_ad_system total', total]] as const) {
+    const got = r ? [r.records, r.checkable, r.missing] : null;
+    if (JSON.stringify(got) !== JSON.stringify(want)) out.push(`${name}: ${JSON.stringify(got)} ≠ headline ${JSON.stringify(want)}`);
+  }
+  for (const r of rows('consistency.sellers_location_effect')) {
+    if (r.checkable_root_records_headline !== h.seller_id_not_found_root.denominator) out.push(`sellers_location_effect beside: ${String(r.checkable_root_records_headline)}`);
+  }
+  return out;
+}
