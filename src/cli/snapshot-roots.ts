@@ -21,9 +21,9 @@ export class NotASnapshotRootError extends Error {
 /**
  * What adsnap writes in a root besides the table folders: run manifests (`_runs`, one JSON per
  * complete run), the staging area of a run in progress and its lock (`_staging`), the shard
- * exchange (`_shards`), the named-list cache (`_lists`) and kept bodies (`_bodies`).
+ * exchange (`_shards`), the named-list cache (`_lists`), kept bodies (`_bodies`) and the derived tables (`_derived`).
  */
-const ADSNAP_ENTRIES: ReadonlySet<string> = new Set(['_runs', '_staging', '_shards', '_lists', '_bodies', ...Object.keys(tables)]);
+const ADSNAP_ENTRIES: ReadonlySet<string> = new Set(['_runs', '_staging', '_shards', '_lists', '_bodies', '_derived', ...Object.keys(tables)]);
 
 const WHAT = 'a snapshot root is the --out directory of `adsnap crawl`';
 

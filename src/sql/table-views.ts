@@ -38,16 +38,30 @@ export function viewSql(source: string): string {
   if (source === '_runs') return PARTS_MACRO;
   const name = tableName(source);
   const t = sqlString(name);
-  return `CREATE OR REPLACE VIEW ${name} AS SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots(${t}), r -> r || '/${name}/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
-  WHERE filename IN (SELECT file FROM adsnap_parts(${t}));`;
+  // UNION ALL BY NAME with the table's empty stand-in: a column newer than every part a root
+  // holds (a root written by an earlier version) reads as NULL instead of failing to bind, and the
+  // view keeps the schema's columns in the schema's order whatever the parts hold.
+  return `CREATE OR REPLACE VIEW ${name} AS SELECT ${columnList(name)} FROM (SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots(${t}), r -> r || '/${name}/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  WHERE filename IN (SELECT file FROM adsnap_parts(${t}))
+  UNION ALL BY NAME ${emptyRowsSql(name)});`;
+}
+
+/** The table's columns and the partition column, quoted, in the schema's order. */
+function columnList(name: TableName): string {
+  return [...tables[name].columns.map((c) => `"${c.name}"`), 'snapshot_date'].join(', ');
+}
+
+/** No rows, with the table's columns typed as the schema says (and the partition column). */
+function emptyRowsSql(name: TableName): string {
+  const columns = tables[name].columns.map((c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS "${c.name}"`);
+  return `SELECT ${[...columns, 'CAST(NULL AS DATE) AS snapshot_date'].join(', ')} WHERE false`;
 }
 
 /** The stand-in for what no root holds: the parts macro listing none, or the table's empty view with its columns. */
 export function standInSql(source: string): string {
   if (source === '_runs') return 'CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE SELECT CAST(NULL AS VARCHAR) AS file WHERE false;';
   const name = tableName(source);
-  const columns = tables[name].columns.map((c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS "${c.name}"`);
-  return `CREATE OR REPLACE VIEW ${name} AS SELECT ${[...columns, 'CAST(NULL AS DATE) AS snapshot_date'].join(', ')} WHERE false;`;
+  return `CREATE OR REPLACE VIEW ${name} AS ${emptyRowsSql(name)};`;
 }
 
 function tableName(source: string): TableName {

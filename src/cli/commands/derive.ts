@@ -2,13 +2,12 @@
  * `adsnap derive ROOT… [--night YYYY-MM-DD]`: writes the vocabulary's derived tables
  * (src/report/derived.ts) for every night of each ROOT that lacks a current set.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { isCalendarDate } from '../../util/calendar-date.js';
 import { deriveRoot } from '../../report/derived.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
+import { checkSnapshotRoots } from '../snapshot-roots.js';
 import { exitStatusOf } from '../exit-codes.js';
 import { visibleLines } from '../../text/visible.js';
 
@@ -39,10 +38,8 @@ export const command: Command = {
     if (positionals.length === 0) throw new UsageError('name at least one snapshot ROOT');
     const night = values.night;
     if (night !== undefined && !isCalendarDate(night)) throw new UsageError(`--night must be a calendar date YYYY-MM-DD, got '${night}'`);
-    // Every ROOT is checked before anything is written: a wrong path creates nothing.
-    for (const root of positionals) {
-      if (!existsSync(path.join(root, '_runs'))) throw new UsageError(`${root} is not a snapshot root (no ${path.join(root, '_runs')}): nothing derived`);
-    }
+    // Every ROOT is checked before anything is written: a path that is no snapshot root creates nothing (exit 2).
+    checkSnapshotRoots(positionals);
     const lines: string[] = [];
     try {
       for (const root of positionals) {
