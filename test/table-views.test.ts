@@ -56,6 +56,33 @@ describe('the table views of sql/views.sql', () => {
     }
   });
 
+  it('a root written before a column existed reads it as NULL: the views on it load (older snapshots stay readable)', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'adsnap-table-views-old-'));
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(':memory:');
+    const con = await instance.connect();
+    // An agents_catalogue part as an earlier version wrote it: no fetches_pages, no controls.
+    const dir = path.join(root, 'agents_catalogue', 'snapshot_date=2026-11-20');
+    mkdirSync(dir, { recursive: true });
+    const part = 'agents_catalogue/snapshot_date=2026-11-20/part-0.parquet';
+    await con.run(`COPY (SELECT 'GPTBot' AS user_agent, 'training' AS purpose) TO ${sqlString(path.join(root, part))} (FORMAT parquet)`);
+    con.closeSync();
+    mkdirSync(path.join(root, '_runs'));
+    writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: { agents_catalogue: { parts: [part] } } }));
+    const db = await openSnapshotDb(root);
+    try {
+      const cols = await db.rows('SELECT column_name FROM (DESCRIBE agents_catalogue)');
+      expect(cols.map((c) => c.column_name)).toEqual([...tables.agents_catalogue.columns.map((c) => c.name), 'snapshot_date']);
+      expect(await db.rows("SELECT user_agent, purpose, fetches_pages, strftime(snapshot_date, '%Y-%m-%d') AS night FROM agents_catalogue")).toEqual([
+        { user_agent: 'GPTBot', purpose: 'training', fetches_pages: null, night: '2026-11-20' },
+      ]);
+      // site_ai_consent reads columns newer than this part (agents_catalogue.fetches_pages, fetches.crawler_price).
+      expect(await db.rows('SELECT count(*) AS n FROM site_ai_consent')).toEqual([{ n: 0 }]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('the stand-in of the manifests lists no part; an unknown name is an error, not a view', () => {
     expect(standInSql('_runs')).toContain('WHERE false');
     expect(() => viewSql('no_such_table')).toThrow(/no table "no_such_table"/);
