@@ -32,7 +32,7 @@ describe('resolveKnobs (src/cli/crawl-knobs.ts)', () => {
     expect(k.concurrency).toBe(200);
     expect(k.fetch).toMatchObject({ perIp: 8, retries: 0, connectTimeoutMs: 3000, dnsCacheSize: 5000, userAgent: 'adsnap-test/1 (+https://example.invalid)' });
     expect(k.fetch.totalTimeoutMs).toEqual({ 'ads.txt': 15000, 'sellers.json': 600000 });
-    expect(k.fetch.maxBytes).toEqual({ 'ads.txt': 1048576, 'app-ads.txt': 1048576, 'robots.txt': 1048576, 'sellers.json': 1048576, 'buyers.json': 1048576, store_page: 1048576, 'tdmrep.json': 1048576, 'llms.txt': 1048576, rsl: 1048576 });
+    expect(k.fetch.maxBytes).toEqual({ 'ads.txt': 1048576, 'app-ads.txt': 1048576, 'robots.txt': 1048576, 'sellers.json': 1048576, 'buyers.json': 1048576, store_page: 1048576, 'tdmrep.json': 1048576, 'llms.txt': 1048576, rsl: 1048576, home_page: 1048576 });
     // A flag without KIND sets every kind.
     expect((await resolveKnobs({ timeout: ['9000'] })).fetch.totalTimeoutMs).toMatchObject({ 'robots.txt': 9000, store_page: 9000 });
     expect(await resolveKnobs({})).toEqual({ concurrency: 256, fetch: {}, sellers: { locations: {}, depth: 5, maxIntermediaries: 20000 }, lists: { providerUrls: {}, cacheDir: null }, lock: { heartbeatMs: 5000, staleMs: 30000 }, configFile: null });

@@ -227,7 +227,7 @@ describe('derived tables', () => {
     const missing = path.join(dir, 'nowhere');
     const r = await runCli(['derive', missing]);
     expect([r.code, existsSync(missing)]).toEqual([2, false]);
-    expect(r.stderr).toMatch(/not a snapshot root/);
+    expect(r.stderr).toMatch(/nowhere: no such directory \(a snapshot root is/);
     const empty = path.join(dir, 'empty');
     cpSync(path.join(out, 'targets'), path.join(empty, 'targets'), { recursive: true });
     const r2 = await runCli(['derive', out, empty]);

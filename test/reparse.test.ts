@@ -45,7 +45,7 @@ describe('adsnap reparse', () => {
 
   it('refuses to overwrite its source and reports usage errors with exit 2', async () => {
     const same = await runCli(['reparse', tmp, '--out', tmp]);
-    expect([same.code, same.stderr]).toEqual([1, expect.stringContaining('reparse writes a rebuilt snapshot to another --out directory')]);
+    expect([same.code, same.stderr]).toEqual([2, expect.stringContaining('reparse writes a rebuilt snapshot to another --out directory')]);
     const none = await runCli(['reparse']);
     expect(none.code).toBe(2);
     // A date is a date: nothing of it reaches SQL as text.

@@ -231,7 +231,7 @@ describe('adsnap verify: formats, stdin, and what exits 2', () => {
     expect(night.stderr).toContain(`the roots hold only ${NIGHT}`);
     const notRoot = await runCli(['verify', path.join(tmp, 'nothing-here'), '--requests', requests, '--out', out]);
     expect(notRoot.code).toBe(2);
-    expect(notRoot.stderr).toMatch(/not a snapshot root/);
+    expect(notRoot.stderr).toMatch(/nothing-here: no such directory \(a snapshot root is/);
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -57,3 +57,13 @@ function directoryEntries(dir: string): string[] | 'file' | null {
     throw err;
   }
 }
+
+/**
+ * checkSnapshotRoots, for a command that needs a complete run in every ROOT (`derive`, `verify`):
+ * a root adsnap has started to write but holds no run manifest yet is a usage error too.
+ */
+export function checkCompleteSnapshotRoots(roots: readonly string[]): void {
+  checkSnapshotRoots(roots).forEach((state, i) => {
+    if (state !== 'complete') throw new NotASnapshotRootError(`${roots[i]} holds no complete run yet (no run manifest in ${path.join(roots[i]!, '_runs')}): nothing to read`);
+  });
+}

@@ -188,10 +188,10 @@ function timing(step: string, t0: number): void {
   if (process.env.ADSNAP_REPORT_TIMING) process.stderr.write(`${step}: ${Math.round(performance.now() - t0)} ms, RSS ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB)\n`);
 }
 
-/** ADSNAP_REPORT_MEMORY (a DuckDB size such as 768MB or 2GB), else 384MB (with it, 30 nights × 100k sites peaked at 838–851 MB in 42–43 s). */
+/** ADSNAP_REPORT_MEMORY (a DuckDB size such as 768MB or 2GB), else 512MB: the consent section's joins (site_ai_consent, twelve hash joins and an ASOF join) ran out of 384MB on a 3-night series of a few hundred sites (test/derived.test.ts); 384MB held 30 nights × 100k sites at 838–851 MB peak before those figures existed. */
 function memoryLimit(): string {
   const v = process.env.ADSNAP_REPORT_MEMORY?.trim();
-  if (!v) return '384MB';
+  if (!v) return '512MB';
   if (!isDuckDbSize(v)) throw new Error(`ADSNAP_REPORT_MEMORY must be a size such as 768MB or 2GB, got '${v}'`);
   return v;
 }

@@ -89,4 +89,5 @@ export function waitForStderr(child: ChildProcess, text: string, times = 1): Pro
   });
 }
 
-export const parquetFiles = (out: string) => listFiles(out).filter((f) => f.endsWith('.parquet'));
+/** The night's table parts (the derived tables under _derived/ are the derivation's: test/derived.test.ts). */
+export const parquetFiles = (out: string) => listFiles(out).filter((f) => f.endsWith('.parquet') && !f.startsWith('_derived'));

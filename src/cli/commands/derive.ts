@@ -7,7 +7,7 @@ import { deriveRoot } from '../../report/derived.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
-import { checkSnapshotRoots } from '../snapshot-roots.js';
+import { checkCompleteSnapshotRoots } from '../snapshot-roots.js';
 import { exitStatusOf } from '../exit-codes.js';
 import { visibleLines } from '../../text/visible.js';
 
@@ -39,7 +39,7 @@ export const command: Command = {
     const night = values.night;
     if (night !== undefined && !isCalendarDate(night)) throw new UsageError(`--night must be a calendar date YYYY-MM-DD, got '${night}'`);
     // Every ROOT is checked before anything is written: a path that is no snapshot root creates nothing (exit 2).
-    checkSnapshotRoots(positionals);
+    checkCompleteSnapshotRoots(positionals);
     const lines: string[] = [];
     try {
       for (const root of positionals) {

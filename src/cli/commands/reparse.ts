@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { isCalendarDate } from '../../util/calendar-date.js';
 import { reparse } from '../../../pipelines/reparse.js';
 import { parseCommandArgs } from '../args.js';
@@ -16,7 +17,7 @@ written to DIR (another directory). Default date: the latest in SNAPSHOT_DIR.
 
 Exit status: 0 written; 1 failed (SNAPSHOT_DIR without a complete run included); 2 bad usage,
 nothing written: SNAPSHOT_DIR no snapshot root (missing, a file, an empty or unrelated
-directory), or --out naming a file.`;
+directory), --out naming SNAPSHOT_DIR itself, or --out naming a file.`;
 
 export const command: Command = {
   summary: 'rebuild a snapshot\u2019s tables from its kept bodies with the current parsers',
@@ -25,6 +26,7 @@ export const command: Command = {
     const { values, positionals } = parseCommandArgs(argv, { out: { type: 'string' }, 'snapshot-date': { type: 'string' } });
     if (positionals.length !== 1) throw new UsageError('give one SNAPSHOT_DIR');
     if (!values.out) throw new UsageError('--out DIR is required');
+    if (path.resolve(positionals[0]!) === path.resolve(values.out)) throw new UsageError('reparse writes a rebuilt snapshot to another --out directory');
     await checkOutDir(values.out);
     const date = values['snapshot-date'];
     if (date !== undefined && !isCalendarDate(date)) throw new UsageError(`--snapshot-date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(date)}`);

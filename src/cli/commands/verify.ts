@@ -5,13 +5,12 @@
  * one night of the roots (src/verify/).
  */
 import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { runVerify, VERIFY_FORMATS, type VerifyFormat, type VerifySummary } from '../../verify/run.js';
 import { isCalendarDate } from '../../util/calendar-date.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
-import { checkSnapshotRoots } from '../snapshot-roots.js';
+import { checkCompleteSnapshotRoots } from '../snapshot-roots.js';
 import { visibleLines } from '../../text/visible.js';
 import { exitStatusOf } from '../exit-codes.js';
 
@@ -54,7 +53,7 @@ export const command: Command = {
       out: { type: 'string', short: 'o' },
     });
     if (positionals.length === 0) throw new UsageError('name at least one snapshot ROOT');
-    assertCompleteRoots(positionals);
+    checkCompleteSnapshotRoots(positionals);
     if (values.requests === undefined) throw new UsageError('--requests FILE|- is required');
     if (values.requests !== '-' && !isFile(values.requests)) throw new UsageError(`--requests ${values.requests}: no such file`);
     const format = (values.format ?? 'jsonl') as VerifyFormat;
@@ -76,16 +75,6 @@ export const command: Command = {
     return 0;
   },
 };
-
-/**
- * Each ROOT is a snapshot root (the shared check: exit 2 for a path that is none) and holds a
- * complete run to verify against, else a usage error before anything is created.
- */
-function assertCompleteRoots(roots: readonly string[]): void {
-  checkSnapshotRoots(roots).forEach((state, i) => {
-    if (state !== 'complete') throw new UsageError(`${roots[i]} holds no complete run yet (no run manifest in ${path.join(roots[i]!, '_runs')})`);
-  });
-}
 
 function isFile(p: string): boolean {
   try {
