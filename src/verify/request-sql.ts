@@ -133,12 +133,21 @@ function subjectCte(): string {
 )`;
 }
 
-/** The request's pair against its file and, with inventorypartnerdomain, against the partner's ads.txt (§3.5). */
+/** Reasons judged against the partner's ads.txt: its first hp=1 node must be a DIRECT record there. */
+const VIA_PARTNER = "j.reason IN ('partner_seller_listed', 'partner_seller_not_listed')";
+
+/**
+ * The request's pair against its file and, with inventorypartnerdomain, against the partner's
+ * ads.txt (§3.5); and the relationship of the first hp=1 SupplyChain node's record in the file
+ * that decided (`first_rel`, for first_node_not_direct, schain-sql.ts). That lookup runs here,
+ * once over all lines, not per batch of stage 3, where it rebuilt a hash table of wide rows.
+ */
 function judgedCte(): string {
   const pair = (alias: string, subject: string, kind: string, key: string) =>
     `${alias}.subject = ${subject} AND ${alias}.file_kind = ${kind} AND ${alias}.ad_system_domain = l.ad_system AND ${key}`;
-  return `judged AS (
-  SELECT l.*, ff.status AS file_status, coalesce(ff.valid, false) AS file_valid,
+  return `judged0 AS (
+  SELECT l.*, req_host(list_filter(l.nodes, x -> x.hp = 1)[1].asi) AS first_asi, list_filter(l.nodes, x -> x.hp = 1)[1].sid AS first_sid,
+         ff.status AS file_status, coalesce(ff.valid, false) AS file_valid,
          coalesce(re.relationship, rf.relationship) AS own_rel, re.relationship IS NOT NULL AS own_exact,
          pf.status AS partner_status, coalesce(pf.valid, false) AS partner_valid,
          coalesce(pe.relationship, pk.relationship) AS partner_rel, pe.relationship IS NOT NULL AS partner_exact,
@@ -154,6 +163,12 @@ function judgedCte(): string {
   LEFT JOIN auth_files pf ON pf.subject = l.partner AND pf.file_kind = 'ads.txt'
   LEFT JOIN auth_records pe ON ${pair('pe', 'l.partner', "'ads.txt'", 'pe.seller_id = l.seller_id')}
   LEFT JOIN auth_folded pk ON ${pair('pk', 'l.partner', "'ads.txt'", 'pk.seller_key = CASE WHEN pe.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
+), judged AS (
+  SELECT j.*, fd.relationship AS first_rel
+  FROM judged0 j
+  LEFT JOIN auth_folded fd ON fd.subject = CASE WHEN ${VIA_PARTNER} THEN j.partner ELSE j.subject END
+        AND fd.file_kind = CASE WHEN ${VIA_PARTNER} THEN 'ads.txt' ELSE j.file_kind END
+        AND fd.ad_system_domain = j.first_asi AND fd.seller_key = adsnap_seller_key(j.first_sid)
 )`;
 }
 

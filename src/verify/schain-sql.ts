@@ -61,8 +61,7 @@ SELECT line_no,
        bool_or(hp = 1 AND NOT found) AS not_found,
        bool_or(hp = 1 AND found IS NULL) AS missing,
        bool_or(hp = 1 AND idx > first_hp1 AND found AND domain_host IS DISTINCT FROM prev_asi) AS chain_break,
-       bool_or(idx = first_hp1 AND complete IN (1, 2) AND found AND seller_type NOT IN ('PUBLISHER', 'BOTH')) AS not_publisher,
-       max(CASE WHEN idx = first_hp1 THEN asi END) AS first_asi, max(CASE WHEN idx = first_hp1 THEN sid END) AS first_sid
+       bool_or(idx = first_hp1 AND complete IN (1, 2) AND found AND seller_type NOT IN ('PUBLISHER', 'BOTH')) AS not_publisher
 FROM noded GROUP BY line_no`;
 }
 
