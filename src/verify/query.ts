@@ -41,21 +41,15 @@ ${judgedCte()}
 SELECT * FROM judged`;
 }
 
-/** Reasons judged against the partner's ads.txt: its first hp=1 node must be a DIRECT record there. */
-const VIA_PARTNER = "j.reason IN ('partner_seller_listed', 'partner_seller_not_listed')";
-
 /**
  * Stage 3: the rows `adsnap verify` writes, from the tables of stage 1 (`judged`) and stage 2
  * (`nodes`, schain-sql.ts nodesQuery), in input order.
  */
 export function outputQuery(judged: string, nodes: string): string {
   return `WITH joined AS (
-  SELECT j.*, n.schain_nodes, n.any_hp1, n.not_found, n.missing, n.chain_break, n.not_publisher, fd.relationship AS first_rel
+  SELECT j.*, n.schain_nodes, n.any_hp1, n.not_found, n.missing, n.chain_break, n.not_publisher
   FROM ${judged} j
   LEFT JOIN ${nodes} n ON n.line_no = j.line_no
-  LEFT JOIN auth_folded fd ON fd.subject = CASE WHEN ${VIA_PARTNER} THEN j.partner ELSE j.subject END
-        AND fd.file_kind = CASE WHEN ${VIA_PARTNER} THEN 'ads.txt' ELSE j.file_kind END
-        AND fd.ad_system_domain = n.first_asi AND fd.seller_key = adsnap_seller_key(n.first_sid)
 ), final AS (
   SELECT *, ${issuesExpr()} AS issues FROM joined
 )

@@ -46,8 +46,14 @@ export function linesQuery(source: string): string {
 /** The type a SupplyChain's nodes are read as; a node that does not fit makes the chain malformed. */
 const NODES = 'STRUCT(asi VARCHAR, sid VARCHAR, hp INTEGER)[]';
 
-/** Fields of a request, in json_extract_string order (OpenRTB 2.6 §3.2.13 Site, §3.2.14 App). */
-const FIELDS = ['$.id', '$.site.domain', '$.site.publisher.id', '$.site.inventorypartnerdomain', '$.app.bundle', '$.app.storeurl', '$.app.publisher.id', '$.app.inventorypartnerdomain', '$.ad_system'];
+/**
+ * The parts of a request read from the whole line, in one json_extract (one parse of the line):
+ * id, site, app, ad_system, and the SupplyChain where OpenRTB 2.6, 2.5 and 2.4 put it. The
+ * fields below are then read from these small fragments (OpenRTB 2.6 §3.2.13 Site, §3.2.14 App).
+ */
+const PARTS = ['$.id', '$.site', '$.app', '$.ad_system', '$.source.schain', '$.source.ext.schain', '$.ext.schain'];
+const OWN_FIELDS = ['$.domain', '$.publisher.id', '$.inventorypartnerdomain'];
+const APP_FIELDS = ['$.bundle', '$.storeurl', '$.publisher.id', '$.inventorypartnerdomain'];
 
 /**
  * Lines → one row per line: its number, the request's fields, or an `error` code. The
@@ -63,15 +69,20 @@ function requestsCte(lines: string): string {
          CASE WHEN text IS NULL OR trim(text) = '' THEN 'empty_line' WHEN NOT json_valid(text) THEN 'not_json'
               WHEN json_type(text) <> 'OBJECT' THEN 'not_an_object' END AS pre_error
   FROM raw
-), parsed AS (
-  -- Each JSON function once per line: a lateral alias would be expanded at every use.
-  SELECT line_no, pre_error,
-         CASE WHEN pre_error IS NULL THEN json_extract_string(text, ${listOf(FIELDS)}) END AS f,
-         CASE WHEN pre_error IS NULL THEN json_type(text, ['$.site', '$.app']) END AS t,
-         CASE WHEN pre_error IS NULL THEN json_extract(text, ['$.source.schain', '$.source.ext.schain', '$.ext.schain']) END AS sc
+), parts AS (
+  SELECT line_no, pre_error, CASE WHEN pre_error IS NULL THEN json_extract(text, ${listOf(PARTS)}) END AS p
   FROM checked_lines
+), parsed AS (
+  -- Each JSON function once per row: a lateral alias would be expanded at every use. f keeps
+  -- the order id, site.domain, site.publisher.id, site.inventorypartnerdomain, app.bundle,
+  -- app.storeurl, app.publisher.id, app.inventorypartnerdomain, ad_system.
+  SELECT line_no, pre_error,
+         [json_extract_string(p[1], '$')] || coalesce(json_extract_string(p[2], ${listOf(OWN_FIELDS)}), [NULL, NULL, NULL])
+           || coalesce(json_extract_string(p[3], ${listOf(APP_FIELDS)}), [NULL, NULL, NULL, NULL]) || [json_extract_string(p[4], '$')] AS f,
+         [json_type(p[2]), json_type(p[3])] AS t, coalesce(p[5], p[6], p[7]) AS schain
+  FROM parts
 ), chains AS (
-  SELECT line_no, pre_error, f, t, coalesce(sc[1], sc[2], sc[3]) AS schain FROM parsed
+  SELECT line_no, pre_error, f, t, schain FROM parsed
 ), fields AS (
   SELECT line_no, pre_error, f, t, schain IS NOT NULL AND json_type(schain) <> 'NULL' AS has_schain,
          TRY_CAST(json_extract(schain, '$.complete') AS INTEGER) AS complete,
@@ -133,12 +144,21 @@ function subjectCte(): string {
 )`;
 }
 
-/** The request's pair against its file and, with inventorypartnerdomain, against the partner's ads.txt (§3.5). */
+/** Reasons judged against the partner's ads.txt: its first hp=1 node must be a DIRECT record there. */
+const VIA_PARTNER = "j.reason IN ('partner_seller_listed', 'partner_seller_not_listed')";
+
+/**
+ * The request's pair against its file and, with inventorypartnerdomain, against the partner's
+ * ads.txt (§3.5); and the relationship of the first hp=1 SupplyChain node's record in the file
+ * that decided (`first_rel`, for first_node_not_direct, schain-sql.ts). That lookup runs here,
+ * once over all lines, not per batch of stage 3, where it rebuilt a hash table of wide rows.
+ */
 function judgedCte(): string {
   const pair = (alias: string, subject: string, kind: string, key: string) =>
     `${alias}.subject = ${subject} AND ${alias}.file_kind = ${kind} AND ${alias}.ad_system_domain = l.ad_system AND ${key}`;
-  return `judged AS (
-  SELECT l.*, ff.status AS file_status, coalesce(ff.valid, false) AS file_valid,
+  return `judged0 AS (
+  SELECT l.*, req_host(list_filter(l.nodes, x -> x.hp = 1)[1].asi) AS first_asi, list_filter(l.nodes, x -> x.hp = 1)[1].sid AS first_sid,
+         ff.status AS file_status, coalesce(ff.valid, false) AS file_valid,
          coalesce(re.relationship, rf.relationship) AS own_rel, re.relationship IS NOT NULL AS own_exact,
          pf.status AS partner_status, coalesce(pf.valid, false) AS partner_valid,
          coalesce(pe.relationship, pk.relationship) AS partner_rel, pe.relationship IS NOT NULL AS partner_exact,
@@ -154,6 +174,12 @@ function judgedCte(): string {
   LEFT JOIN auth_files pf ON pf.subject = l.partner AND pf.file_kind = 'ads.txt'
   LEFT JOIN auth_records pe ON ${pair('pe', 'l.partner', "'ads.txt'", 'pe.seller_id = l.seller_id')}
   LEFT JOIN auth_folded pk ON ${pair('pk', 'l.partner', "'ads.txt'", 'pk.seller_key = CASE WHEN pe.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
+), judged AS (
+  SELECT j.*, fd.relationship AS first_rel
+  FROM judged0 j
+  LEFT JOIN auth_folded fd ON fd.subject = CASE WHEN ${VIA_PARTNER} THEN j.partner ELSE j.subject END
+        AND fd.file_kind = CASE WHEN ${VIA_PARTNER} THEN 'ads.txt' ELSE j.file_kind END
+        AND fd.ad_system_domain = j.first_asi AND fd.seller_key = adsnap_seller_key(j.first_sid)
 )`;
 }
 
