@@ -13,6 +13,11 @@
  * run manifest), peak RSS, and where the fetch time went: the share of all request time
  * (Σ fetches.duration_ms) spent on requests that ended in a time-out or connect failure, i.e. on
  * dead hosts, and the walls, 429s and holds the crawl met.
+ *
+ * The first run (the full list at the defaults) is also split into phases, for a night measured end
+ * to end (issue 34, item 6): the crawl itself, the commit's compaction, the commit's derived tables,
+ * then `adsnap report` over the night (ADSNAP_BENCH_REPORT=0 leaves the report out). Each phase's
+ * wall time, CPU seconds per 1k sites and peak RSS; ADSNAP_BENCH_KEEP=1 keeps that night.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -76,10 +81,17 @@ async function fetchFigures(out: string) {
   return { requests, totalMs, deadMs, deadShare: totalMs > 0 ? deadMs / totalMs : 0, dead, skipped, dns, status };
 }
 
+/** The last line `/usr/bin/time -f '%U %S %M'` wrote: CPU seconds and peak RSS (MB) of the whole process. */
+function timeLine(stderr: string): { cpuS: number; rssMb: number } {
+  const [u, s, m] = stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { cpuS: u! + s!, rssMb: Math.round(m! / 1024) };
+}
+
 async function crawlOnce(web: Web, list: string, out: string, extra: string[]) {
   const t0 = performance.now();
   // The defaults are the defaults: the sellers.json phase and checkpoints stay on.
-  const child = spawn(process.execPath, [bin, 'crawl', '--domains', list, '--out', out, '--progress', 'none', ...extra, ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Under /usr/bin/time: the process's CPU after the manifest (the derived tables) is the whole minus the manifest's.
+  const child = spawn('/usr/bin/time', ['-f', '%U %S %M', process.execPath, bin, 'crawl', '--domains', list, '--out', out, '--progress', 'none', ...extra, ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   let peak = 0;
@@ -90,9 +102,14 @@ async function crawlOnce(web: Web, list: string, out: string, extra: string[]) {
   if (code !== 0) throw new Error(`crawl failed (${code}): ${stderr.slice(-2000)}`);
   const runs = (await readdir(path.join(out, '_runs'))).filter((f) => f.endsWith('.json'));
   const manifest = JSON.parse(readFileSync(path.join(out, '_runs', runs[0]!), 'utf8'));
+  const nights = await readdir(path.join(out, '_derived', '_nights')).catch(() => [] as string[]);
+  const marker = nights.length > 0 ? JSON.parse(readFileSync(path.join(out, '_derived', '_nights', nights[0]!), 'utf8')) : null;
+  const whole = timeLine(stderr);
+  const cpuS = manifest.resources.cpu_user_s + manifest.resources.cpu_system_s;
   return {
     wallS,
-    cpuS: manifest.resources.cpu_user_s + manifest.resources.cpu_system_s,
+    cpuS,
+    phases: { compactS: manifest.commit_compact_s as number, compactRssMb: manifest.commit_peak_rss_mb as number, deriveS: (marker?.seconds as number | undefined) ?? NaN, deriveCpuS: whole.cpuS - cpuS, wholeCpuS: whole.cpuS, wholeRssMb: whole.rssMb },
     rssMb: Math.max(manifest.resources.max_rss_mb as number, peak),
     knobs: manifest.fetch as { concurrency: number; per_ip: number; connect_timeout_ms: number; headers_timeout_ms: number },
     counts: manifest.counts as { walls: number; rate_limited: number; backoffs: { hosts: number; ips: number } },
@@ -116,6 +133,7 @@ export async function run(): Promise<void> {
   console.log('| run | sites | wall s | sites/s | CPU s / 1k sites | peak RSS | requests | waiting on dead hosts: share of request time / of slot time (wall × concurrency) | not tried (unresponsive) | ads.txt blocked / rate_limited / unreachable | holds host/ip |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   const otherList = path.join(tmp, 'domains-other.txt');
+  let byPhase: string[] = [];
   try {
     const all = readFileSync(list, 'utf8').split('\n').filter(Boolean);
     await import('node:fs/promises').then((fs) => fs.writeFile(otherList, all.slice(0, OTHER_SIZE).join('\n') + '\n'));
@@ -127,10 +145,40 @@ export async function run(): Promise<void> {
       const label = `${v} (concurrency ${c.knobs.concurrency}, per-ip ${c.knobs.per_ip})`;
       const s = c.status;
       console.log(`| ${label} | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB | ${c.requests} | ${(100 * c.deadShare).toFixed(0)} % / ${((100 * c.deadMs) / (c.wallS * 1000 * c.knobs.concurrency)).toFixed(0)} % (${c.dead} requests) | ${c.skipped} | ${s.blocked ?? 0} / ${s.rate_limited ?? 0} / ${s.unreachable ?? 0} | ${c.counts.backoffs.hosts} / ${c.counts.backoffs.ips} |`);
-      await rm(out, { recursive: true, force: true });
+      if (i === 0) byPhase = await phases(out, n, c);
+      if (i === 0 && process.env.ADSNAP_BENCH_KEEP) console.log(`kept ${out} (and the simulated web's list ${list})`);
+      else await rm(out, { recursive: true, force: true });
     }
+    for (const line of byPhase) console.log(line);
   } finally {
     web.child.kill('SIGTERM');
-    await rm(tmp, { recursive: true, force: true });
+    if (!process.env.ADSNAP_BENCH_KEEP) await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The first run's night by phase: the crawl (until the commit), the compaction, the derived tables
+ * (the commit's last step, after the manifest), and the report over the night, each in wall time,
+ * CPU s per 1k sites and peak RSS: the lines of a table, printed after the runs' table. The
+ * manifest's CPU covers the crawl and the compaction together (not separable).
+ */
+async function phases(out: string, n: number, c: Awaited<ReturnType<typeof crawlOnce>>): Promise<string[]> {
+  const per1k = (s: number) => ((s / n) * 1000).toFixed(2);
+  const p = c.phases;
+  const rows = [
+    `| crawl and compaction (to the manifest) | ${(c.wallS - p.deriveS).toFixed(1)} | ${per1k(c.cpuS)} | ${c.rssMb} MB |`,
+    `| of which the compaction | ${p.compactS.toFixed(1)} | — | ${p.compactRssMb} MB |`,
+    `| derived tables (after the manifest) | ${p.deriveS.toFixed(1)} (${((100 * p.deriveS) / c.wallS).toFixed(1)}% of the night's wall) | ${per1k(p.deriveCpuS)} | — |`,
+  ];
+  if (process.env.ADSNAP_BENCH_REPORT !== '0') {
+    const t0 = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', process.execPath, bin, 'report', out, '--out', path.join(out, '..', 'report-0')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    if (code !== 0) throw new Error(`report failed (${code}): ${stderr.slice(-2000)}`);
+    const r = timeLine(stderr);
+    rows.push(`| adsnap report over the night | ${((performance.now() - t0) / 1000).toFixed(1)} | ${per1k(r.cpuS)} | ${r.rssMb} MB |`);
+  }
+  return [`\nthe first run by phase (${n} sites; whole crawl process: ${per1k(p.wholeCpuS)} CPU s / 1k sites, peak RSS ${p.wholeRssMb} MB)`, '| phase | wall s | CPU s / 1k sites | peak RSS |', '|---|---|---|---|', ...rows];
 }
