@@ -83,6 +83,29 @@ describe('the table views of sql/views.sql', () => {
     }
   });
 
+  it('a root named with a doubled slash or a ./ reads the same parts (the tables a root holds are found whatever its spelling)', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'adsnap-table-views-spelling-'));
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(':memory:');
+    const con = await instance.connect();
+    const part = 'agents_catalogue/snapshot_date=2026-11-20/part-0.parquet';
+    mkdirSync(path.join(root, path.dirname(part)), { recursive: true });
+    await con.run(`COPY (SELECT 'GPTBot' AS user_agent, 'training' AS purpose) TO ${sqlString(path.join(root, part))} (FORMAT parquet)`);
+    con.closeSync();
+    mkdirSync(path.join(root, '_runs'));
+    writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: { agents_catalogue: { parts: [part] } } }));
+    const doubled = path.dirname(root) + '//' + path.basename(root);
+    const dotted = './' + path.relative(process.cwd(), root);
+    for (const spelling of [root, doubled, dotted, root + '/']) {
+      const db = await openSnapshotDb(spelling);
+      try {
+        expect(await db.rows('SELECT user_agent FROM agents_catalogue'), spelling).toEqual([{ user_agent: 'GPTBot' }]);
+      } finally {
+        db.close();
+      }
+    }
+  });
+
   it('the stand-in of the manifests lists no part; an unknown name is an error, not a view', () => {
     expect(standInSql('_runs')).toContain('WHERE false');
     expect(() => viewSql('no_such_table')).toThrow(/no table "no_such_table"/);

@@ -118,7 +118,9 @@ async function runScript(db: DuckDBConnection, sql: string): Promise<void> {
 async function heldByRoot(db: DuckDBConnection, root: string): Promise<Set<string>> {
   const base = root.replace(/\/+$/, '');
   const reader = await db.runAndReadAll(
-    `SELECT DISTINCT split_part(substr(file, length($1) + 2), '/', 1) AS name FROM glob($1 || '/*/*/*.parquet')
+    // The table is the third name from the end (TABLE/snapshot_date=D/part.parquet), whatever
+    // spelling of the root the glob gives back (`a//b`, `./a`).
+    `SELECT DISTINCT regexp_extract(file, '([^/]+)/[^/]+/[^/]+$', 1) AS name FROM glob($1 || '/*/*/*.parquet')
      UNION SELECT '_runs' FROM glob($1 || '/_runs/*.json')`,
     [base],
     [VARCHAR],
