@@ -793,18 +793,26 @@ SELECT ad_system_domain, min(company) AS company FROM ad_system_companies GROUP 
 CREATE OR REPLACE VIEW ad_system_sites_defined AS
 WITH declaring AS (
   SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
+), per_site AS (
+  -- One row per site and ad system first, then counted: plain aggregates, which DuckDB spills to
+  -- disk past its memory limit, where count(DISTINCT subject) held every site of every ad system
+  -- in memory (out of memory at 1M sites: issue 34).
+  SELECT r.snapshot_date, r.ad_system_domain, r.subject, count(*) AS records,
+         count(*) FILTER (WHERE r.relationship = 'DIRECT') AS direct_records
+  FROM scoped_records r
+  WHERE r.scope = 'root'
+  GROUP BY ALL
 )
-SELECT r.snapshot_date, r.ad_system_domain, coalesce(any_value(c.company), r.ad_system_domain) AS company,
-       count(DISTINCT r.subject) AS sites,
-       count(DISTINCT r.subject) FILTER (WHERE r.relationship = 'DIRECT') AS sites_direct,
-       count(DISTINCT r.subject) / any_value(d.sites) AS site_share,
-       count(*) AS records,
-       count(*) FILTER (WHERE r.relationship = 'DIRECT') AS direct_records
-FROM scoped_records r
-JOIN declaring d ON d.snapshot_date = r.snapshot_date
-LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
-WHERE r.scope = 'root'
-GROUP BY r.snapshot_date, r.ad_system_domain;
+SELECT p.snapshot_date, p.ad_system_domain, coalesce(any_value(c.company), p.ad_system_domain) AS company,
+       count(*) AS sites,
+       count(*) FILTER (WHERE p.direct_records > 0) AS sites_direct,
+       count(*) / any_value(d.sites) AS site_share,
+       sum(p.records)::BIGINT AS records,
+       sum(p.direct_records)::BIGINT AS direct_records
+FROM per_site p
+JOIN declaring d ON d.snapshot_date = p.snapshot_date
+LEFT JOIN ad_system_company c ON c.ad_system_domain = p.ad_system_domain
+GROUP BY p.snapshot_date, p.ad_system_domain;
 -- ad_system_sites: the rows of ad_system_sites_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_system_sites AS SELECT * FROM ad_system_sites_defined;
@@ -813,18 +821,29 @@ CREATE OR REPLACE VIEW ad_system_sites AS SELECT * FROM ad_system_sites_defined;
 CREATE OR REPLACE VIEW ad_company_sites_defined AS
 WITH declaring AS (
   SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
+), per_site AS (
+  -- As in ad_system_sites_defined: one row per site and ad system, then counted (spillable).
+  SELECT r.snapshot_date, coalesce(any_value(c.company), r.ad_system_domain) AS company, r.ad_system_domain, r.subject,
+         count(*) AS records, bool_or(r.relationship = 'DIRECT') AS direct
+  FROM scoped_records r
+  LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
+  WHERE r.scope = 'root'
+  GROUP BY r.snapshot_date, r.ad_system_domain, r.subject
+), domains AS (
+  SELECT snapshot_date, company, count(DISTINCT ad_system_domain) AS ad_system_domains FROM per_site GROUP BY ALL
+), sites AS (
+  SELECT snapshot_date, company, subject, sum(records) AS records, bool_or(direct) AS direct FROM per_site GROUP BY ALL
 )
-SELECT r.snapshot_date, coalesce(c.company, r.ad_system_domain) AS company,
-       count(DISTINCT r.ad_system_domain) AS ad_system_domains,
-       count(DISTINCT r.subject) AS sites,
-       count(DISTINCT r.subject) FILTER (WHERE r.relationship = 'DIRECT') AS sites_direct,
-       count(DISTINCT r.subject) / any_value(d.sites) AS site_share,
-       count(*) AS records
-FROM scoped_records r
-JOIN declaring d ON d.snapshot_date = r.snapshot_date
-LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
-WHERE r.scope = 'root'
-GROUP BY ALL;
+SELECT s.snapshot_date, s.company,
+       any_value(m.ad_system_domains) AS ad_system_domains,
+       count(*) AS sites,
+       count(*) FILTER (WHERE s.direct) AS sites_direct,
+       count(*) / any_value(d.sites) AS site_share,
+       sum(s.records)::BIGINT AS records
+FROM sites s
+JOIN declaring d ON d.snapshot_date = s.snapshot_date
+JOIN domains m ON m.snapshot_date = s.snapshot_date AND m.company = s.company
+GROUP BY s.snapshot_date, s.company;
 -- ad_company_sites: the rows of ad_company_sites_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_company_sites AS SELECT * FROM ad_company_sites_defined;

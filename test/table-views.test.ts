@@ -4,7 +4,7 @@
  * openSnapshotDb gives a table no root holds an empty view with its columns, chosen beforehand
  * (no failure is caught and matched).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -104,6 +104,21 @@ describe('the table views of sql/views.sql', () => {
         db.close();
       }
     }
+  });
+
+  it('each open snapshot spills to its own folder, removed on close (two commands in one directory never share `.tmp`)', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'adsnap-table-views-spill-'));
+    mkdirSync(path.join(root, '_runs'));
+    writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: {} }));
+    const a = await openSnapshotDb(root);
+    const b = await openSnapshotDb(root);
+    const spillOf = async (db: typeof a) => String((await db.rows(`SELECT current_setting('temp_directory') AS t`))[0]!.t);
+    const [sa, sb] = [await spillOf(a), await spillOf(b)];
+    expect(sa).not.toBe(sb);
+    expect(path.isAbsolute(sa) && existsSync(sa)).toBe(true);
+    a.close();
+    b.close();
+    expect(existsSync(sa) || existsSync(sb)).toBe(false);
   });
 
   it('the stand-in of the manifests lists no part; an unknown name is an error, not a view', () => {

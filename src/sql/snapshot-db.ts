@@ -1,4 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
@@ -26,7 +27,12 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   if (list.length === 0) throw new Error('no snapshot root given');
   // allowEmpty: an existing directory with no complete run yet opens with empty views (the report says so).
   for (const root of list) if (!(o.allowEmpty && isDirectory(root))) assertSnapshotRoot(root);
-  const instance = await DuckDBInstance.create(':memory:');
+  // A private folder for what DuckDB spills past its memory limit. Its default for an in-memory
+  // database is `.tmp` in the working directory, shared by every adsnap command started there:
+  // two at once (a report while a derivation runs) read each other's spill files (an IO error, or worse).
+  const spill = mkdtempSync(path.join(tmpdir(), 'adsnap-duckdb-'));
+  const removeSpill = () => rmSync(spill, { recursive: true, force: true });
+  const instance = await DuckDBInstance.create(':memory:', { temp_directory: spill });
   const db = await instance.connect();
   let derived = { nights: [] as string[], underived: [] as string[] };
   try {
@@ -40,6 +46,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   } catch (err) {
     db.closeSync();
     instance.closeSync();
+    removeSpill();
     throw err;
   }
   return {
@@ -58,6 +65,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
     close() {
       db.closeSync();
       instance.closeSync();
+      removeSpill();
     },
   };
 }
