@@ -1,34 +1,45 @@
 /**
  * The SQL of `adsnap verify`: bid requests (OpenRTB 2.x JSON Lines) read, judged and written by
  * DuckDB against one night's lookups (the adsnap_auth_* macros of sql/views.sql, materialized as
- * temp tables by setupStatements). Nothing here runs per line in JavaScript.
+ * tables of the work database by setupStatements); judge-sql.ts looks the requests up in them. Nothing here runs per line in JavaScript.
  *
  * Reading (linesQuery): each physical line is one VARCHAR (a CSV reader with a delimiter no valid
  * JSON text holds, no quoting; a blank line is a NULL row), stored in input order into a table
  * whose rowid is then the line number: row_number() OVER () would hold every line in memory.
  */
 import { sqlString } from '../util/sql-literal.js';
+import { RECORD_KEY } from './judge-sql.js';
 
-/** The night's lookups as temp tables, each read once per run (every request probes them). */
+/**
+ * The night's lookups as tables of the work database `w` (run.ts attaches it), each read once per
+ * run (every request probes them): on disk, DuckDB evicts them under its memory cap, so a night of
+ * millions of records fits; as in-memory temp tables it ran out of 512 MB (docs/performance.md#verify).
+ */
 export function setupStatements(night: string): string[] {
   const n = sqlString(night);
   return [
-    `CREATE TEMP TABLE auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
-    `CREATE TEMP TABLE auth_records AS SELECT * FROM adsnap_auth_records(${n})`,
-    `CREATE TEMP TABLE auth_folded AS SELECT * FROM adsnap_auth_records_folded(${n})`,
-    `CREATE TEMP TABLE auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
-    `CREATE TEMP TABLE auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
-    `CREATE TEMP TABLE auth_sellers_folded AS SELECT * FROM auth_sellers
+    `CREATE TABLE w.auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
+    // The night's records by (file, ad system, case-folded seller id), one row each (the folded
+    // match), with the ids as written under it (the exact match, rarely more than one): one
+    // lookup instead of two, found by a 64-bit hash of the four (the join compares the four too).
+    `CREATE TABLE w.auth_recs AS SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k,
+       subject, file_kind, ad_system_domain, seller_key,
+       CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship,
+       list({'seller_id': seller_id, 'relationship': relationship}) AS exact
+     FROM adsnap_auth_records(${n}) GROUP BY subject, file_kind, ad_system_domain, seller_key`,
+    `CREATE TABLE w.auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
+    `CREATE TABLE w.auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
+    `CREATE TABLE w.auth_sellers_folded AS SELECT * FROM w.auth_sellers
        QUALIFY row_number() OVER (PARTITION BY ad_system_domain, seller_key ORDER BY seller_type NULLS LAST, seller_id) = 1`,
-    `CREATE TEMP TABLE auth_readable AS SELECT DISTINCT subject AS ad_system_domain FROM files
+    `CREATE TABLE w.auth_readable AS SELECT DISTINCT subject AS ad_system_domain FROM files
        WHERE snapshot_date = CAST(${n} AS DATE) AND file_kind = 'sellers.json' AND adsnap_readable_sellers(status)`,
     // An app by store URL as the list gave it, and by bundle / store id (the app with a developer host first).
-    `CREATE TEMP TABLE auth_app_urls AS SELECT store_url, any_value(subject) AS subject FROM apps
+    `CREATE TABLE w.auth_app_urls AS SELECT store_url, any_value(subject) AS subject FROM apps
        WHERE snapshot_date = CAST(${n} AS DATE) GROUP BY store_url`,
-    `CREATE TEMP TABLE auth_app_ids AS SELECT id, arg_min(subject, subject IS NULL) AS subject FROM (
+    `CREATE TABLE w.auth_app_ids AS SELECT id, arg_min(subject, subject IS NULL) AS subject FROM (
        SELECT bundle_id AS id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND bundle_id IS NOT NULL
        UNION ALL SELECT store_id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND store_id IS NOT NULL) GROUP BY id`,
-    `CREATE TEMP TABLE auth_sites AS SELECT subject FROM auth_files WHERE file_kind = 'ads.txt'`,
+    `CREATE TABLE w.auth_sites AS SELECT subject FROM w.auth_files WHERE file_kind = 'ads.txt'`,
     // A request's domain as adsnap_host reads it, its regular expressions only for a value that is
     // not a plain lower-case host already (the common case costs a lower() and an rtrim()).
     `CREATE OR REPLACE TEMP MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
@@ -56,14 +67,15 @@ const OWN_FIELDS = ['$.domain', '$.publisher.id', '$.inventorypartnerdomain'];
 const APP_FIELDS = ['$.bundle', '$.storeurl', '$.publisher.id', '$.inventorypartnerdomain'];
 
 /**
- * Lines → one row per line: its number, the request's fields, or an `error` code. The
+ * Lines `first`…`last` of the table w.lines (linesQuery; the rowid filter reads only their row
+ * groups) → one row per line: its number, the request's fields, or an `error` code. The
  * SupplyChain is read where OpenRTB 2.6, 2.5 and 2.4 put it (guidance, "Placement in the Bid
  * Request"). The ad system is `ad_system`, else the last node's asi; the seller id
  * publisher.id, else the last node's sid.
  */
-function requestsCte(lines: string): string {
+function requestsCte(first: number, last: number): string {
   return `raw AS (
-  SELECT rowid + 1 AS line_no, line AS text FROM ${lines}
+  SELECT rowid + 1 AS line_no, line AS text FROM w.lines WHERE rowid BETWEEN ${first - 1} AND ${last - 1}
 ), checked_lines AS (
   SELECT line_no, text,
          CASE WHEN text IS NULL OR trim(text) = '' THEN 'empty_line' WHEN NOT json_valid(text) THEN 'not_json'
@@ -135,52 +147,13 @@ function subjectCte(): string {
               ELSE au.store_url IS NOT NULL OR ai.id IS NOT NULL END AS in_snapshot,
          CASE WHEN r.kind = 'site' THEN 'ads.txt' ELSE 'app-ads.txt' END AS file_kind
   FROM req r
-  LEFT JOIN auth_sites s0 ON s0.subject = ${ifSite('r.host')}
-  LEFT JOIN auth_sites s1 ON s1.subject = ${ifSite(p1)}
-  LEFT JOIN auth_sites s2 ON s2.subject = ${ifSite(p2)}
-  LEFT JOIN auth_sites s3 ON s3.subject = ${ifSite(p3)}
-  LEFT JOIN auth_app_urls au ON au.store_url = CASE WHEN r.kind = 'app' THEN r.storeurl END
-  LEFT JOIN auth_app_ids ai ON ai.id = CASE WHEN r.kind = 'app' AND au.store_url IS NULL THEN r.bundle END
+  LEFT JOIN w.auth_sites s0 ON s0.subject = ${ifSite('r.host')}
+  LEFT JOIN w.auth_sites s1 ON s1.subject = ${ifSite(p1)}
+  LEFT JOIN w.auth_sites s2 ON s2.subject = ${ifSite(p2)}
+  LEFT JOIN w.auth_sites s3 ON s3.subject = ${ifSite(p3)}
+  LEFT JOIN w.auth_app_urls au ON au.store_url = CASE WHEN r.kind = 'app' THEN r.storeurl END
+  LEFT JOIN w.auth_app_ids ai ON ai.id = CASE WHEN r.kind = 'app' AND au.store_url IS NULL THEN r.bundle END
 )`;
 }
 
-/** Reasons judged against the partner's ads.txt: its first hp=1 node must be a DIRECT record there. */
-const VIA_PARTNER = "j.reason IN ('partner_seller_listed', 'partner_seller_not_listed')";
-
-/**
- * The request's pair against its file and, with inventorypartnerdomain, against the partner's
- * ads.txt (§3.5); and the relationship of the first hp=1 SupplyChain node's record in the file
- * that decided (`first_rel`, for first_node_not_direct, schain-sql.ts). That lookup runs here,
- * once over all lines, not per batch of stage 3, where it rebuilt a hash table of wide rows.
- */
-function judgedCte(): string {
-  const pair = (alias: string, subject: string, kind: string, key: string) =>
-    `${alias}.subject = ${subject} AND ${alias}.file_kind = ${kind} AND ${alias}.ad_system_domain = l.ad_system AND ${key}`;
-  return `judged0 AS (
-  SELECT l.*, req_host(list_filter(l.nodes, x -> x.hp = 1)[1].asi) AS first_asi, list_filter(l.nodes, x -> x.hp = 1)[1].sid AS first_sid,
-         ff.status AS file_status, coalesce(ff.valid, false) AS file_valid,
-         coalesce(re.relationship, rf.relationship) AS own_rel, re.relationship IS NOT NULL AS own_exact,
-         pf.status AS partner_status, coalesce(pf.valid, false) AS partner_valid,
-         coalesce(pe.relationship, pk.relationship) AS partner_rel, pe.relationship IS NOT NULL AS partner_exact,
-         adsnap_auth_reason(l.kind, l.in_snapshot, l.subject IS NOT NULL, coalesce(ff.valid, false),
-                            l.ad_system IS NOT NULL AND l.seller_id IS NOT NULL, coalesce(re.relationship, rf.relationship) IS NOT NULL,
-                            l.partner, pd.partner IS NOT NULL, coalesce(pf.valid, false),
-                            coalesce(pe.relationship, pk.relationship) IS NOT NULL) AS reason
-  FROM located l
-  LEFT JOIN auth_files ff ON ff.subject = l.subject AND ff.file_kind = l.file_kind
-  LEFT JOIN auth_records re ON ${pair('re', 'l.subject', 'l.file_kind', 're.seller_id = l.seller_id')}
-  LEFT JOIN auth_folded rf ON ${pair('rf', 'l.subject', 'l.file_kind', 'rf.seller_key = CASE WHEN re.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
-  LEFT JOIN auth_partners pd ON pd.subject = l.subject AND pd.file_kind = l.file_kind AND pd.partner = l.partner
-  LEFT JOIN auth_files pf ON pf.subject = l.partner AND pf.file_kind = 'ads.txt'
-  LEFT JOIN auth_records pe ON ${pair('pe', 'l.partner', "'ads.txt'", 'pe.seller_id = l.seller_id')}
-  LEFT JOIN auth_folded pk ON ${pair('pk', 'l.partner', "'ads.txt'", 'pk.seller_key = CASE WHEN pe.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
-), judged AS (
-  SELECT j.*, fd.relationship AS first_rel
-  FROM judged0 j
-  LEFT JOIN auth_folded fd ON fd.subject = CASE WHEN ${VIA_PARTNER} THEN j.partner ELSE j.subject END
-        AND fd.file_kind = CASE WHEN ${VIA_PARTNER} THEN 'ads.txt' ELSE j.file_kind END
-        AND fd.ad_system_domain = j.first_asi AND fd.seller_key = adsnap_seller_key(j.first_sid)
-)`;
-}
-
-export { requestsCte, subjectCte, judgedCte };
+export { requestsCte, subjectCte };

@@ -12,8 +12,7 @@ import path from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
 import { linesQuery, setupStatements } from './request-sql.js';
-import { judgedQuery, outputQuery } from './query.js';
-import { nodesQuery } from './schain-sql.js';
+import { batchQuery } from './query.js';
 
 export const VERIFY_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
 export type VerifyFormat = (typeof VERIFY_FORMATS)[number];
@@ -73,6 +72,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
     await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
     await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
     await db.connection.run('SET preserve_insertion_order = true');
+    await db.connection.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
     for (const s of setupStatements(night)) await db.connection.run(s);
     const source = o.requests === '-' ? await saveStdin(work) : o.requests;
     const parts = await judgeInBatches(db, source, work);
@@ -88,32 +88,27 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
 }
 
 /**
- * Lines per batch of stages 2 and 3: their GROUP BY and sort hold one batch, not the whole input.
- * 125,000 rather than 250,000: peak RSS 866 MB instead of 997 MB at 1M requests for 5% more CPU
- * (docs/performance.md#verify).
+ * Lines per batch: each batch's joins, SupplyChain GROUP BY and sort hold one batch, not the
+ * whole input nor the whole night. 125,000: peak RSS under 1 GB (docs/performance.md#verify).
  */
 const BATCH_LINES = 125_000;
 
 /**
- * Stage 1 (the lines, then the judged requests) into a database file of the private folder,
- * evicted to disk under the memory cap; stages 2 and 3 per batch of lines (a range of line_no,
- * which the table holds in order, so each batch reads only its own row groups), each batch one
- * Parquet part; the parts, read in order, are the output.
+ * The lines into a database file of the private folder (in input order: their rowids are the
+ * line numbers), then each batch of lines (a range of rowids, which reads only its own row
+ * groups) judged by one statement into one Parquet part; the parts, read in order, are the output.
  */
 async function judgeInBatches(db: SnapshotDb, source: string, work: string): Promise<string[]> {
   const con = db.connection;
-  await con.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
   await con.run(`CREATE TABLE w.lines AS ${linesQuery(source)}`);
   // Input order matters for the lines' rowids and for reading the parts back, not in between:
   // each part is sorted by line_no, and order kept costs memory in every operator.
   await con.run('SET preserve_insertion_order = false');
-  await con.run(`CREATE TABLE w.judged AS ${judgedQuery('w.lines')}`);
-  const total = Number((await db.rows('SELECT count(*) AS n FROM w.judged'))[0]!.n);
+  const total = Number((await db.rows('SELECT count(*) AS n FROM w.lines'))[0]!.n);
   const parts: string[] = [];
   for (let first = 1; first <= Math.max(total, 1); first += BATCH_LINES) {
-    const batch = `(SELECT * FROM w.judged WHERE line_no BETWEEN ${first} AND ${first + BATCH_LINES - 1})`;
     const part = path.join(work, `part-${parts.length}.parquet`);
-    await con.run(`COPY (${outputQuery(batch, `(${nodesQuery(batch)})`)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
+    await con.run(`COPY (${batchQuery(first, first + BATCH_LINES - 1)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
     parts.push(part);
   }
   await con.run('SET preserve_insertion_order = true');
