@@ -24,6 +24,16 @@ function recordOn(alias: string, k: string, subject: string, fileKind: string, a
 }
 
 /**
+ * The record `alias` (a row of recs) matched byte for byte by the request's seller id: whether
+ * (`hit`) and its relationship. The only id of its row, else one of the ids of auth_recs_many.
+ */
+function exactMatch(alias: string): string {
+  const many = `list_filter(${alias}.exact, e -> e.seller_id = l.seller_id)`;
+  return `CASE WHEN ${alias}.ids = 1 THEN {'hit': ${alias}.seller_id = l.seller_id, 'relationship': CASE WHEN ${alias}.seller_id = l.seller_id THEN ${alias}.id_rel END}
+              WHEN ${alias}.ids > 1 THEN {'hit': len(${many}) > 0, 'relationship': ${many}[1].relationship} END`;
+}
+
+/**
  * The CTEs keyed → recs → judged, after `located` (request-sql.ts subjectCte). A record matched by
  * its case-folded id carries the ids as written under it: the one equal to the request's byte for
  * byte is the exact match (its relationship), else the folded row's relationship is (the
@@ -40,12 +50,15 @@ export function judgedCte(): string {
         FROM (SELECT *, req_host(list_filter(nodes, x -> x.hp = 1)[1].asi) AS first_asi, list_filter(nodes, x -> x.hp = 1)[1].sid AS first_sid
               FROM located))
 ), recs AS MATERIALIZED (
-  SELECT * FROM w.auth_recs WHERE k IN (SELECT unnest([own_k, partner_k, first_own_k, first_partner_k]) FROM keyed)
+  SELECT r.*, m.exact FROM w.auth_recs r
+  LEFT JOIN (SELECT k, list({'seller_id': seller_id, 'relationship': relationship}) AS exact FROM w.auth_recs_many GROUP BY k) m
+    ON m.k = CASE WHEN r.ids > 1 THEN r.k END
+  WHERE r.k IN (SELECT unnest([own_k, partner_k, first_own_k, first_partner_k]) FROM keyed)
 ), looked AS (
   SELECT l.*, ff.status AS file_status, coalesce(ff.valid, false) AS file_valid,
-         list_filter(re.exact, e -> e.seller_id = l.seller_id) AS own_ex, re.relationship AS own_folded,
+         ${exactMatch('re')} AS own_ex, re.relationship AS own_folded,
          pd.partner IS NOT NULL AS partner_declared, pf.status AS partner_status, coalesce(pf.valid, false) AS partner_valid,
-         list_filter(pe.exact, e -> e.seller_id = l.seller_id) AS partner_ex, pe.relationship AS partner_folded
+         ${exactMatch('pe')} AS partner_ex, pe.relationship AS partner_folded
   FROM keyed l
   LEFT JOIN w.auth_files ff ON ff.subject = l.subject AND ff.file_kind = l.file_kind
   LEFT JOIN recs re ON ${recordOn('re', 'l.own_k', 'l.subject', 'l.file_kind', 'l.ad_system', 'l.seller_key')}
@@ -53,9 +66,9 @@ export function judgedCte(): string {
   LEFT JOIN w.auth_files pf ON pf.subject = l.partner AND pf.file_kind = 'ads.txt'
   LEFT JOIN recs pe ON ${recordOn('pe', 'l.partner_k', 'l.partner', "'ads.txt'", 'l.ad_system', 'l.seller_key')}
 ), matched AS (
-  SELECT *, CASE WHEN len(own_ex) > 0 THEN own_ex[1].relationship ELSE own_folded END AS own_rel, own_ex[1].relationship IS NOT NULL AS own_exact,
-         CASE WHEN len(partner_ex) > 0 THEN partner_ex[1].relationship ELSE partner_folded END AS partner_rel,
-         partner_ex[1].relationship IS NOT NULL AS partner_exact
+  SELECT *, CASE WHEN own_ex.hit THEN own_ex.relationship ELSE own_folded END AS own_rel, own_ex.relationship IS NOT NULL AS own_exact,
+         CASE WHEN partner_ex.hit THEN partner_ex.relationship ELSE partner_folded END AS partner_rel,
+         partner_ex.relationship IS NOT NULL AS partner_exact
   FROM looked
 ), reasoned AS (
   SELECT *, adsnap_auth_reason(kind, in_snapshot, subject IS NOT NULL, file_valid, ad_system IS NOT NULL AND seller_id IS NOT NULL,

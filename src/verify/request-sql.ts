@@ -20,13 +20,18 @@ export function setupStatements(night: string): string[] {
   return [
     `CREATE TABLE w.auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
     // The night's records by (file, ad system, case-folded seller id), one row each (the folded
-    // match), with the ids as written under it (the exact match, rarely more than one): one
-    // lookup instead of two, found by a 64-bit hash of the four (the join compares the four too).
-    `CREATE TABLE w.auth_recs AS SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k,
-       subject, file_kind, ad_system_domain, seller_key,
+    // match; judge-sql.ts), found by a 64-bit key of the four; the id as written beside it when
+    // it is the only one (the exact match), else the ids are rows of auth_recs_many. Aggregates
+    // of fixed size only: a list() per group of millions ran out of DuckDB's memory.
+    `CREATE TABLE w.auth_ids AS SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, *
+     FROM adsnap_auth_records(${n})`,
+    `CREATE TABLE w.auth_recs AS SELECT k, subject, file_kind, ad_system_domain, seller_key,
        CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship,
-       list({'seller_id': seller_id, 'relationship': relationship}) AS exact
-     FROM adsnap_auth_records(${n}) GROUP BY subject, file_kind, ad_system_domain, seller_key`,
+       count(*) AS ids, CASE WHEN count(*) = 1 THEN min(seller_id) END AS seller_id, CASE WHEN count(*) = 1 THEN min(relationship) END AS id_rel
+     FROM w.auth_ids GROUP BY k, subject, file_kind, ad_system_domain, seller_key`,
+    `CREATE TABLE w.auth_recs_many AS SELECT i.k, i.seller_id, i.relationship FROM w.auth_ids i
+     SEMI JOIN (SELECT * FROM w.auth_recs WHERE ids > 1) m ON ${['k', 'subject', 'file_kind', 'ad_system_domain', 'seller_key'].map((c) => `i.${c} = m.${c}`).join(' AND ')}`,
+    'DROP TABLE w.auth_ids',
     `CREATE TABLE w.auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
     `CREATE TABLE w.auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
     `CREATE TABLE w.auth_sellers_folded AS SELECT * FROM w.auth_sellers
