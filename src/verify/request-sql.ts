@@ -82,44 +82,49 @@ function requestsCte(first: number, last: number): string {
   return `raw AS (
   SELECT rowid + 1 AS line_no, line AS text FROM w.lines WHERE rowid BETWEEN ${first - 1} AND ${last - 1}
 ), checked_lines AS (
+  -- A valid JSON text that starts with '{' is an object: json_type (a second parse) only for the rest.
   SELECT line_no, text,
-         CASE WHEN text IS NULL OR trim(text) = '' THEN 'empty_line' WHEN NOT json_valid(text) THEN 'not_json'
-              WHEN json_type(text) <> 'OBJECT' THEN 'not_an_object' END AS pre_error
+         CASE WHEN text IS NULL THEN 'empty_line'
+              WHEN json_valid(text) THEN CASE WHEN prefix(text, '{') THEN NULL WHEN json_type(text) = 'OBJECT' THEN NULL ELSE 'not_an_object' END
+              WHEN trim(text) = '' THEN 'empty_line' ELSE 'not_json' END AS pre_error
   FROM raw
 ), parts AS (
   SELECT line_no, pre_error, CASE WHEN pre_error IS NULL THEN json_extract(text, ${listOf(PARTS)}) END AS p
   FROM checked_lines
 ), parsed AS (
-  -- Each JSON function once per row: a lateral alias would be expanded at every use. f keeps
-  -- the order id, site.domain, site.publisher.id, site.inventorypartnerdomain, app.bundle,
-  -- app.storeurl, app.publisher.id, app.inventorypartnerdomain, ad_system.
-  SELECT line_no, pre_error,
-         [json_extract_string(p[1], '$')] || coalesce(json_extract_string(p[2], ${listOf(OWN_FIELDS)}), [NULL, NULL, NULL])
-           || coalesce(json_extract_string(p[3], ${listOf(APP_FIELDS)}), [NULL, NULL, NULL, NULL]) || [json_extract_string(p[4], '$')] AS f,
-         [json_type(p[2]), json_type(p[3])] AS t, coalesce(p[5], p[6], p[7]) AS schain
+  -- Each JSON function once per row: a lateral alias would be expanded at every use. The
+  -- fragments are compact JSON as DuckDB writes it, so an object starts with '{', null is
+  -- 'null', and a string without a backslash is its text between the quotes.
+  SELECT line_no, pre_error, ${jsonString('p[1]')} AS id, ${jsonString('p[4]')} AS ad_system_field,
+         json_extract_string(p[2], ${listOf(OWN_FIELDS)}) AS s, json_extract_string(p[3], ${listOf(APP_FIELDS)}) AS a,
+         prefix(p[2], '{') AS is_site, prefix(p[3], '{') AS is_app, coalesce(p[5], p[6], p[7]) AS schain
   FROM parts
-), chains AS (
-  SELECT line_no, pre_error, f, t, schain FROM parsed
 ), fields AS (
-  SELECT line_no, pre_error, f, t, schain IS NOT NULL AND json_type(schain) <> 'NULL' AS has_schain,
-         TRY_CAST(json_extract(schain, '$.complete') AS INTEGER) AS complete,
-         TRY_CAST(json_extract(schain, '$.nodes') AS ${NODES}) AS nodes
-  FROM chains
+  SELECT line_no, pre_error, id, ad_system_field, s, a, coalesce(is_site, false) AS is_site, coalesce(is_app, false) AS is_app,
+         schain IS NOT NULL AND schain <> 'null' AS has_schain, json_extract(schain, ['$.complete', '$.nodes']) AS cn
+  FROM parsed
+), typed AS (
+  SELECT * EXCLUDE (cn), TRY_CAST(cn[1] AS INTEGER) AS complete, TRY_CAST(cn[2] AS ${NODES}) AS nodes FROM fields
 ), req AS (
-  SELECT line_no, f[1] AS id,
+  SELECT line_no, id,
          CASE WHEN pre_error IS NOT NULL THEN pre_error
-              WHEN t[1] = 'OBJECT' AND t[2] = 'OBJECT' THEN 'site_and_app'
-              WHEN t[1] IS DISTINCT FROM 'OBJECT' AND t[2] IS DISTINCT FROM 'OBJECT' THEN 'no_site_or_app'
-              WHEN t[1] = 'OBJECT' AND nullif(trim(f[2]), '') IS NULL THEN 'no_site_domain'
-              WHEN t[2] = 'OBJECT' AND nullif(trim(f[5]), '') IS NULL AND nullif(trim(f[6]), '') IS NULL THEN 'no_app_id' END AS error,
-         CASE WHEN t[1] = 'OBJECT' THEN 'site' WHEN t[2] = 'OBJECT' THEN 'app' END AS kind,
-         req_host(f[2]) AS host, nullif(trim(f[6]), '') AS storeurl, nullif(trim(f[5]), '') AS bundle,
-         req_host(CASE WHEN t[1] = 'OBJECT' THEN f[4] ELSE f[8] END) AS partner,
+              WHEN is_site AND is_app THEN 'site_and_app'
+              WHEN NOT is_site AND NOT is_app THEN 'no_site_or_app'
+              WHEN is_site AND nullif(trim(s[1]), '') IS NULL THEN 'no_site_domain'
+              WHEN is_app AND nullif(trim(a[1]), '') IS NULL AND nullif(trim(a[2]), '') IS NULL THEN 'no_app_id' END AS error,
+         CASE WHEN is_site THEN 'site' WHEN is_app THEN 'app' END AS kind,
+         req_host(s[1]) AS host, nullif(trim(a[2]), '') AS storeurl, nullif(trim(a[1]), '') AS bundle,
+         req_host(CASE WHEN is_site THEN s[3] ELSE a[4] END) AS partner,
          has_schain, complete, nodes,
-         req_host(coalesce(f[9], nodes[-1].asi)) AS ad_system,
-         coalesce(nullif(CASE WHEN t[1] = 'OBJECT' THEN f[3] ELSE f[7] END, ''), nodes[-1].sid) AS seller_id
-  FROM fields
+         req_host(coalesce(ad_system_field, nodes[-1].asi)) AS ad_system,
+         coalesce(nullif(CASE WHEN is_site THEN s[2] ELSE a[3] END, ''), nodes[-1].sid) AS seller_id
+  FROM typed
 )`;
+}
+
+/** A JSON fragment's string value (json_extract_string's), without a parse when it is a plain string. */
+function jsonString(fragment: string): string {
+  return `CASE WHEN prefix(${fragment}, '"') AND NOT contains(${fragment}, '\\') THEN ${fragment}[2:-2] ELSE json_extract_string(${fragment}, '$') END`;
 }
 
 function listOf(items: readonly string[]): string {
