@@ -47,7 +47,7 @@ export function setupStatements(night: string): string[] {
     `CREATE TABLE w.auth_sites AS SELECT subject FROM w.auth_files WHERE file_kind = 'ads.txt'`,
     // A request's domain as adsnap_host reads it, its regular expressions only for a value that is
     // not a plain lower-case host already (the common case costs a lower() and an rtrim()).
-    `CREATE OR REPLACE TEMP MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
+    `CREATE OR REPLACE MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
        WHEN strpos(s, '/') = 0 AND strpos(s, ':') = 0 AND strpos(s, ' ') = 0 AND strpos(s, '?') = 0 AND strpos(s, '#') = 0 AND strpos(s, chr(9)) = 0
        THEN nullif(rtrim(lower(s), '.'), '') ELSE adsnap_host(s) END`,
   ];

@@ -7,7 +7,8 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import path from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
@@ -89,9 +90,19 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
 
 /**
  * Lines per batch: each batch's joins, SupplyChain GROUP BY and sort hold one batch, not the
- * whole input nor the whole night. 125,000: peak RSS under 1 GB (docs/performance.md#verify).
+ * whole input nor the whole night. 62,500 with BATCH_WORKERS batches in flight: about the memory
+ * of one batch of 125,000 (two of 125,000 reached 1,248 MB peak RSS at 1M requests;
+ * docs/performance.md#verify).
  */
-const BATCH_LINES = 125_000;
+const BATCH_LINES = 62_500;
+
+/**
+ * Batches judged side by side, each on its own connection. A batch is one row group or two, which
+ * DuckDB's threads cannot share out (its second thread mostly waited: 1.5–2× the CPU of one
+ * thread for the same statement); two batches at once keep two cores busy. Two, not one per core:
+ * every batch in flight holds its share of the memory cap.
+ */
+const BATCH_WORKERS = 2;
 
 /**
  * The lines into a database file of the private folder (in input order: their rowids are the
@@ -105,12 +116,24 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string): Pro
   // each part is sorted by line_no, and order kept costs memory in every operator.
   await con.run('SET preserve_insertion_order = false');
   const total = Number((await db.rows('SELECT count(*) AS n FROM w.lines'))[0]!.n);
-  const parts: string[] = [];
-  for (let first = 1; first <= Math.max(total, 1); first += BATCH_LINES) {
-    const part = path.join(work, `part-${parts.length}.parquet`);
-    await con.run(`COPY (${batchQuery(first, first + BATCH_LINES - 1)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
-    parts.push(part);
+  const firsts = Array.from({ length: Math.max(1, Math.ceil(total / BATCH_LINES)) }, (_, i) => 1 + i * BATCH_LINES);
+  const parts = firsts.map((_, i) => path.join(work, `part-${i}.parquet`));
+  const threads = Number((await db.rows("SELECT current_setting('threads') AS t"))[0]!.t);
+  // The workers' own threads run their batches; DuckDB's pool gets the cores left over.
+  await con.run(`SET threads = ${Math.max(1, availableParallelism() - BATCH_WORKERS + 1)}`);
+  let next = 0;
+  const worker = async (c: DuckDBConnection) => {
+    for (let i = next++; i < firsts.length; i = next++) {
+      await c.run(`COPY (${batchQuery(firsts[i]!, firsts[i]! + BATCH_LINES - 1)}) TO ${sqlString(parts[i]!)} (FORMAT parquet, COMPRESSION zstd)`);
+    }
+  };
+  const others = await Promise.all(Array.from({ length: BATCH_WORKERS - 1 }, () => db.connect()));
+  try {
+    await Promise.all([con, ...others].map(worker));
+  } finally {
+    for (const c of others) c.closeSync();
   }
+  await con.run(`SET threads = ${threads}`);
   await con.run('SET preserve_insertion_order = true');
   await con.run('DETACH w');
   return parts;
