@@ -123,16 +123,21 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string): Pro
   await con.run(`SET threads = ${Math.max(1, availableParallelism() - BATCH_WORKERS + 1)}`);
   let next = 0;
   const worker = async (c: DuckDBConnection) => {
-    for (let i = next++; i < firsts.length; i = next++) {
-      await c.run(`COPY (${batchQuery(firsts[i]!, firsts[i]! + BATCH_LINES - 1)}) TO ${sqlString(parts[i]!)} (FORMAT parquet, COMPRESSION zstd)`);
+    try {
+      for (let i = next++; i < firsts.length; i = next++) {
+        await c.run(`COPY (${batchQuery(firsts[i]!, firsts[i]! + BATCH_LINES - 1)}) TO ${sqlString(parts[i]!)} (FORMAT parquet, COMPRESSION zstd)`);
+      }
+    } catch (err) {
+      next = firsts.length; // the other worker stops after its batch
+      throw err;
     }
   };
   const others = await Promise.all(Array.from({ length: BATCH_WORKERS - 1 }, () => db.connect()));
-  try {
-    await Promise.all([con, ...others].map(worker));
-  } finally {
-    for (const c of others) c.closeSync();
-  }
+  // Every worker's statement ends before its connection closes, even when another failed.
+  const settled = await Promise.allSettled([con, ...others].map(worker));
+  for (const c of others) c.closeSync();
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   await con.run(`SET threads = ${threads}`);
   await con.run('SET preserve_insertion_order = true');
   await con.run('DETACH w');
