@@ -27,7 +27,7 @@ export interface VerifyOptions {
   format: VerifyFormat;
   /** The output file; null for stdout. */
   out: string | null;
-  /** DuckDB's memory_limit. @default '512MB' */
+  /** DuckDB's memory_limit. @default '384MB' */
   memoryLimit?: string;
 }
 
@@ -70,7 +70,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
   try {
     const night = await chooseNight(db, o.night);
-    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
+    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '384MB')}`);
     await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
     await db.connection.run('SET preserve_insertion_order = true');
     await db.connection.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
