@@ -70,6 +70,8 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
   try {
     const night = await chooseNight(db, o.night);
+    // 384 MB: DuckDB's own allocations beyond its buffer pool (and two batches in flight) put the
+    // process well above the cap; at 512 MB, 10M requests peaked at 1,100 MB (docs/performance.md#verify).
     await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '384MB')}`);
     await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
     await db.connection.run('SET preserve_insertion_order = true');
