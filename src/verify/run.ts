@@ -27,7 +27,7 @@ export interface VerifyOptions {
   format: VerifyFormat;
   /** The output file; null for stdout. */
   out: string | null;
-  /** DuckDB's memory_limit. @default '384MB' */
+  /** DuckDB's memory_limit. @default '512MB' */
   memoryLimit?: string;
 }
 
@@ -70,9 +70,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
   try {
     const night = await chooseNight(db, o.night);
-    // 384 MB: DuckDB's own allocations beyond its buffer pool (and two batches in flight) put the
-    // process well above the cap; at 512 MB, 10M requests peaked at 1,100 MB (docs/performance.md#verify).
-    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '384MB')}`);
+    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
     await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
     await db.connection.run('SET preserve_insertion_order = true');
     await db.connection.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
