@@ -90,19 +90,18 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
 
 /**
  * Lines per batch: each batch's joins, SupplyChain GROUP BY and sort hold one batch, not the
- * whole input nor the whole night. 62,500 with BATCH_WORKERS batches in flight: about the memory
- * of one batch of 125,000 (two of 125,000 reached 1,248 MB peak RSS at 1M requests;
- * docs/performance.md#verify).
+ * whole input nor the whole night. 62,500: batches of 125,000 peaked at 1,039 MB RSS over 10M
+ * requests (docs/performance.md#verify).
  */
 const BATCH_LINES = 62_500;
 
 /**
- * Batches judged side by side, each on its own connection. A batch is one row group or two, which
- * DuckDB's threads cannot share out (its second thread mostly waited: 1.5–2× the CPU of one
- * thread for the same statement); two batches at once keep two cores busy. Two, not one per core:
- * every batch in flight holds its share of the memory cap.
+ * Batches judged side by side, each on its own connection. A batch is a row group or two, which
+ * DuckDB's threads share out poorly, so two at once (one DuckDB thread each) used less CPU per
+ * request; but each batch in flight holds its own memory beyond DuckDB's cap, and two reached
+ * 1,008–1,248 MB at 1M requests, so one (docs/performance.md#verify).
  */
-const BATCH_WORKERS = 2;
+const BATCH_WORKERS = 1;
 
 /**
  * The lines into a database file of the private folder (in input order: their rowids are the
