@@ -10,7 +10,10 @@
  *
  *   npm run bench -- verify   (ADSNAP_BENCH_DOMAINS=10000 sites crawled, ADSNAP_BENCH_WIDEN=10,
  *                              ADSNAP_BENCH_REQUESTS=1000000[,10000000],
- *                              ADSNAP_BENCH_NIGHT_DIR=ROOT starts from a crawled night)
+ *                              ADSNAP_BENCH_NIGHT_DIR=ROOT starts from a crawled night,
+ *                              ADSNAP_BENCH_KEEP=1 keeps the night)
+ * The requests are written to a file by DuckDB before each run (10M: about 2 GB in the temporary
+ * folder, 40 s), so the figures are the verify run's alone.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

@@ -1,9 +1,11 @@
 /**
- * The whole `adsnap verify` query: requests (request-sql.ts) → SupplyChain nodes (schain-sql.ts)
- * → one output row per input line, in input order. Columns: docs/guide/verify.md.
+ * The whole `adsnap verify` query, one batch of lines at a time: requests (request-sql.ts) →
+ * judged (judge-sql.ts) → SupplyChain nodes (schain-sql.ts) → one output row per input line, in
+ * input order. Columns: docs/guide/verify.md.
  */
-import { judgedCte, requestsCte, subjectCte } from './request-sql.js';
-import { SCHAIN_INVALID_CODES, issuesExpr } from './schain-sql.js';
+import { requestsCte, subjectCte } from './request-sql.js';
+import { judgedCte } from './judge-sql.js';
+import { SCHAIN_INVALID_CODES, issuesExpr, nodesQuery } from './schain-sql.js';
 
 /** Reasons whose deciding file is the inventory partner's ads.txt (§3.5, second row). */
 const PARTNER_DECIDED = "('partner_no_valid_file', 'partner_seller_listed', 'partner_seller_not_listed')";
@@ -33,20 +35,25 @@ function schainColumns(): string {
        CASE WHEN j.error IS NULL THEN j.schain_nodes END AS schain_nodes`;
 }
 
-/** Stage 1: the requests of the table `lines` (request-sql.ts linesQuery) judged, one row per line. */
-export function judgedQuery(lines: string): string {
-  return `WITH ${requestsCte(lines)},
+/**
+ * Lines `first`…`last` of w.lines, judged, as the rows `adsnap verify` writes: one statement, no
+ * intermediate table (the judged rows are a materialized CTE, read by the SupplyChain stage and
+ * by the output).
+ */
+export function batchQuery(first: number, last: number): string {
+  return `WITH ${requestsCte(first, last)},
 ${subjectCte()},
-${judgedCte()}
-SELECT * FROM judged`;
+${judgedCte()},
+nodes AS (${nodesQuery('judged')}),
+${outputCtes('judged', 'nodes')}`;
 }
 
 /**
- * Stage 3: the rows `adsnap verify` writes, from the tables of stage 1 (`judged`) and stage 2
- * (`nodes`, schain-sql.ts nodesQuery), in input order.
+ * The rows `adsnap verify` writes, from the judged requests (`judged`) and their SupplyChain nodes
+ * (`nodes`, schain-sql.ts nodesQuery), in input order: the last CTEs and the SELECT of batchQuery.
  */
-export function outputQuery(judged: string, nodes: string): string {
-  return `WITH joined AS (
+function outputCtes(judged: string, nodes: string): string {
+  return `joined AS (
   SELECT j.*, n.schain_nodes, n.any_hp1, n.not_found, n.missing, n.chain_break, n.not_publisher
   FROM ${judged} j
   LEFT JOIN ${nodes} n ON n.line_no = j.line_no

@@ -1,37 +1,53 @@
 /**
  * The SQL of `adsnap verify`: bid requests (OpenRTB 2.x JSON Lines) read, judged and written by
  * DuckDB against one night's lookups (the adsnap_auth_* macros of sql/views.sql, materialized as
- * temp tables by setupStatements). Nothing here runs per line in JavaScript.
+ * tables of the work database by setupStatements); judge-sql.ts looks the requests up in them. Nothing here runs per line in JavaScript.
  *
  * Reading (linesQuery): each physical line is one VARCHAR (a CSV reader with a delimiter no valid
  * JSON text holds, no quoting; a blank line is a NULL row), stored in input order into a table
  * whose rowid is then the line number: row_number() OVER () would hold every line in memory.
  */
 import { sqlString } from '../util/sql-literal.js';
+import { RECORD_KEY } from './judge-sql.js';
 
-/** The night's lookups as temp tables, each read once per run (every request probes them). */
+/**
+ * The night's lookups as tables of the work database `w` (run.ts attaches it), each read once per
+ * run (every request probes them): on disk, DuckDB evicts them under its memory cap, so a night of
+ * millions of records fits; as in-memory temp tables it ran out of 512 MB (docs/performance.md#verify).
+ */
 export function setupStatements(night: string): string[] {
   const n = sqlString(night);
   return [
-    `CREATE TEMP TABLE auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
-    `CREATE TEMP TABLE auth_records AS SELECT * FROM adsnap_auth_records(${n})`,
-    `CREATE TEMP TABLE auth_folded AS SELECT * FROM adsnap_auth_records_folded(${n})`,
-    `CREATE TEMP TABLE auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
-    `CREATE TEMP TABLE auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
-    `CREATE TEMP TABLE auth_sellers_folded AS SELECT * FROM auth_sellers
+    `CREATE TABLE w.auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
+    // The night's records by (file, ad system, case-folded seller id), one row each (the folded
+    // match; judge-sql.ts), found by a 64-bit key of the four; the id as written beside it when
+    // it is the only one (the exact match), else the ids are rows of auth_recs_many. Aggregates
+    // of fixed size only: a list() per group of millions ran out of DuckDB's memory.
+    `CREATE TABLE w.auth_ids AS SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, *
+     FROM adsnap_auth_records(${n})`,
+    `CREATE TABLE w.auth_recs AS SELECT k, subject, file_kind, ad_system_domain, seller_key,
+       CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship,
+       count(*) AS ids, CASE WHEN count(*) = 1 THEN min(seller_id) END AS seller_id, CASE WHEN count(*) = 1 THEN min(relationship) END AS id_rel
+     FROM w.auth_ids GROUP BY k, subject, file_kind, ad_system_domain, seller_key`,
+    `CREATE TABLE w.auth_recs_many AS SELECT i.k, i.seller_id, i.relationship FROM w.auth_ids i
+     SEMI JOIN (SELECT * FROM w.auth_recs WHERE ids > 1) m ON ${['k', 'subject', 'file_kind', 'ad_system_domain', 'seller_key'].map((c) => `i.${c} = m.${c}`).join(' AND ')}`,
+    'DROP TABLE w.auth_ids',
+    `CREATE TABLE w.auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
+    `CREATE TABLE w.auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
+    `CREATE TABLE w.auth_sellers_folded AS SELECT * FROM w.auth_sellers
        QUALIFY row_number() OVER (PARTITION BY ad_system_domain, seller_key ORDER BY seller_type NULLS LAST, seller_id) = 1`,
-    `CREATE TEMP TABLE auth_readable AS SELECT DISTINCT subject AS ad_system_domain FROM files
+    `CREATE TABLE w.auth_readable AS SELECT DISTINCT subject AS ad_system_domain FROM files
        WHERE snapshot_date = CAST(${n} AS DATE) AND file_kind = 'sellers.json' AND adsnap_readable_sellers(status)`,
     // An app by store URL as the list gave it, and by bundle / store id (the app with a developer host first).
-    `CREATE TEMP TABLE auth_app_urls AS SELECT store_url, any_value(subject) AS subject FROM apps
+    `CREATE TABLE w.auth_app_urls AS SELECT store_url, any_value(subject) AS subject FROM apps
        WHERE snapshot_date = CAST(${n} AS DATE) GROUP BY store_url`,
-    `CREATE TEMP TABLE auth_app_ids AS SELECT id, arg_min(subject, subject IS NULL) AS subject FROM (
+    `CREATE TABLE w.auth_app_ids AS SELECT id, arg_min(subject, subject IS NULL) AS subject FROM (
        SELECT bundle_id AS id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND bundle_id IS NOT NULL
        UNION ALL SELECT store_id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND store_id IS NOT NULL) GROUP BY id`,
-    `CREATE TEMP TABLE auth_sites AS SELECT subject FROM auth_files WHERE file_kind = 'ads.txt'`,
+    `CREATE TABLE w.auth_sites AS SELECT subject FROM w.auth_files WHERE file_kind = 'ads.txt'`,
     // A request's domain as adsnap_host reads it, its regular expressions only for a value that is
     // not a plain lower-case host already (the common case costs a lower() and an rtrim()).
-    `CREATE OR REPLACE TEMP MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
+    `CREATE OR REPLACE MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
        WHEN strpos(s, '/') = 0 AND strpos(s, ':') = 0 AND strpos(s, ' ') = 0 AND strpos(s, '?') = 0 AND strpos(s, '#') = 0 AND strpos(s, chr(9)) = 0
        THEN nullif(rtrim(lower(s), '.'), '') ELSE adsnap_host(s) END`,
   ];
@@ -56,53 +72,59 @@ const OWN_FIELDS = ['$.domain', '$.publisher.id', '$.inventorypartnerdomain'];
 const APP_FIELDS = ['$.bundle', '$.storeurl', '$.publisher.id', '$.inventorypartnerdomain'];
 
 /**
- * Lines → one row per line: its number, the request's fields, or an `error` code. The
+ * Lines `first`…`last` of the table w.lines (linesQuery; the rowid filter reads only their row
+ * groups) → one row per line: its number, the request's fields, or an `error` code. The
  * SupplyChain is read where OpenRTB 2.6, 2.5 and 2.4 put it (guidance, "Placement in the Bid
  * Request"). The ad system is `ad_system`, else the last node's asi; the seller id
  * publisher.id, else the last node's sid.
  */
-function requestsCte(lines: string): string {
+function requestsCte(first: number, last: number): string {
   return `raw AS (
-  SELECT rowid + 1 AS line_no, line AS text FROM ${lines}
+  SELECT rowid + 1 AS line_no, line AS text FROM w.lines WHERE rowid BETWEEN ${first - 1} AND ${last - 1}
 ), checked_lines AS (
+  -- A valid JSON text that starts with '{' is an object: json_type (a second parse) only for the rest.
   SELECT line_no, text,
-         CASE WHEN text IS NULL OR trim(text) = '' THEN 'empty_line' WHEN NOT json_valid(text) THEN 'not_json'
-              WHEN json_type(text) <> 'OBJECT' THEN 'not_an_object' END AS pre_error
+         CASE WHEN text IS NULL THEN 'empty_line'
+              WHEN json_valid(text) THEN CASE WHEN prefix(text, '{') THEN NULL WHEN json_type(text) = 'OBJECT' THEN NULL ELSE 'not_an_object' END
+              WHEN trim(text) = '' THEN 'empty_line' ELSE 'not_json' END AS pre_error
   FROM raw
 ), parts AS (
   SELECT line_no, pre_error, CASE WHEN pre_error IS NULL THEN json_extract(text, ${listOf(PARTS)}) END AS p
   FROM checked_lines
 ), parsed AS (
-  -- Each JSON function once per row: a lateral alias would be expanded at every use. f keeps
-  -- the order id, site.domain, site.publisher.id, site.inventorypartnerdomain, app.bundle,
-  -- app.storeurl, app.publisher.id, app.inventorypartnerdomain, ad_system.
-  SELECT line_no, pre_error,
-         [json_extract_string(p[1], '$')] || coalesce(json_extract_string(p[2], ${listOf(OWN_FIELDS)}), [NULL, NULL, NULL])
-           || coalesce(json_extract_string(p[3], ${listOf(APP_FIELDS)}), [NULL, NULL, NULL, NULL]) || [json_extract_string(p[4], '$')] AS f,
-         [json_type(p[2]), json_type(p[3])] AS t, coalesce(p[5], p[6], p[7]) AS schain
+  -- Each JSON function once per row: a lateral alias would be expanded at every use. The
+  -- fragments are compact JSON as DuckDB writes it, so an object starts with '{', null is
+  -- 'null', and a string without a backslash is its text between the quotes.
+  SELECT line_no, pre_error, ${jsonString('p[1]')} AS id, ${jsonString('p[4]')} AS ad_system_field,
+         json_extract_string(p[2], ${listOf(OWN_FIELDS)}) AS s, json_extract_string(p[3], ${listOf(APP_FIELDS)}) AS a,
+         prefix(p[2], '{') AS is_site, prefix(p[3], '{') AS is_app, coalesce(p[5], p[6], p[7]) AS schain
   FROM parts
-), chains AS (
-  SELECT line_no, pre_error, f, t, schain FROM parsed
 ), fields AS (
-  SELECT line_no, pre_error, f, t, schain IS NOT NULL AND json_type(schain) <> 'NULL' AS has_schain,
-         TRY_CAST(json_extract(schain, '$.complete') AS INTEGER) AS complete,
-         TRY_CAST(json_extract(schain, '$.nodes') AS ${NODES}) AS nodes
-  FROM chains
+  SELECT line_no, pre_error, id, ad_system_field, s, a, coalesce(is_site, false) AS is_site, coalesce(is_app, false) AS is_app,
+         schain IS NOT NULL AND schain <> 'null' AS has_schain, json_extract(schain, ['$.complete', '$.nodes']) AS cn
+  FROM parsed
+), typed AS (
+  SELECT * EXCLUDE (cn), TRY_CAST(cn[1] AS INTEGER) AS complete, TRY_CAST(cn[2] AS ${NODES}) AS nodes FROM fields
 ), req AS (
-  SELECT line_no, f[1] AS id,
+  SELECT line_no, id,
          CASE WHEN pre_error IS NOT NULL THEN pre_error
-              WHEN t[1] = 'OBJECT' AND t[2] = 'OBJECT' THEN 'site_and_app'
-              WHEN t[1] IS DISTINCT FROM 'OBJECT' AND t[2] IS DISTINCT FROM 'OBJECT' THEN 'no_site_or_app'
-              WHEN t[1] = 'OBJECT' AND nullif(trim(f[2]), '') IS NULL THEN 'no_site_domain'
-              WHEN t[2] = 'OBJECT' AND nullif(trim(f[5]), '') IS NULL AND nullif(trim(f[6]), '') IS NULL THEN 'no_app_id' END AS error,
-         CASE WHEN t[1] = 'OBJECT' THEN 'site' WHEN t[2] = 'OBJECT' THEN 'app' END AS kind,
-         req_host(f[2]) AS host, nullif(trim(f[6]), '') AS storeurl, nullif(trim(f[5]), '') AS bundle,
-         req_host(CASE WHEN t[1] = 'OBJECT' THEN f[4] ELSE f[8] END) AS partner,
+              WHEN is_site AND is_app THEN 'site_and_app'
+              WHEN NOT is_site AND NOT is_app THEN 'no_site_or_app'
+              WHEN is_site AND nullif(trim(s[1]), '') IS NULL THEN 'no_site_domain'
+              WHEN is_app AND nullif(trim(a[1]), '') IS NULL AND nullif(trim(a[2]), '') IS NULL THEN 'no_app_id' END AS error,
+         CASE WHEN is_site THEN 'site' WHEN is_app THEN 'app' END AS kind,
+         req_host(s[1]) AS host, nullif(trim(a[2]), '') AS storeurl, nullif(trim(a[1]), '') AS bundle,
+         req_host(CASE WHEN is_site THEN s[3] ELSE a[4] END) AS partner,
          has_schain, complete, nodes,
-         req_host(coalesce(f[9], nodes[-1].asi)) AS ad_system,
-         coalesce(nullif(CASE WHEN t[1] = 'OBJECT' THEN f[3] ELSE f[7] END, ''), nodes[-1].sid) AS seller_id
-  FROM fields
+         req_host(coalesce(ad_system_field, nodes[-1].asi)) AS ad_system,
+         coalesce(nullif(CASE WHEN is_site THEN s[2] ELSE a[3] END, ''), nodes[-1].sid) AS seller_id
+  FROM typed
 )`;
+}
+
+/** A JSON fragment's string value (json_extract_string's), without a parse when it is a plain string. */
+function jsonString(fragment: string): string {
+  return `CASE WHEN prefix(${fragment}, '"') AND NOT contains(${fragment}, '\\') THEN ${fragment}[2:-2] ELSE json_extract_string(${fragment}, '$') END`;
 }
 
 function listOf(items: readonly string[]): string {
@@ -135,52 +157,13 @@ function subjectCte(): string {
               ELSE au.store_url IS NOT NULL OR ai.id IS NOT NULL END AS in_snapshot,
          CASE WHEN r.kind = 'site' THEN 'ads.txt' ELSE 'app-ads.txt' END AS file_kind
   FROM req r
-  LEFT JOIN auth_sites s0 ON s0.subject = ${ifSite('r.host')}
-  LEFT JOIN auth_sites s1 ON s1.subject = ${ifSite(p1)}
-  LEFT JOIN auth_sites s2 ON s2.subject = ${ifSite(p2)}
-  LEFT JOIN auth_sites s3 ON s3.subject = ${ifSite(p3)}
-  LEFT JOIN auth_app_urls au ON au.store_url = CASE WHEN r.kind = 'app' THEN r.storeurl END
-  LEFT JOIN auth_app_ids ai ON ai.id = CASE WHEN r.kind = 'app' AND au.store_url IS NULL THEN r.bundle END
+  LEFT JOIN w.auth_sites s0 ON s0.subject = ${ifSite('r.host')}
+  LEFT JOIN w.auth_sites s1 ON s1.subject = ${ifSite(p1)}
+  LEFT JOIN w.auth_sites s2 ON s2.subject = ${ifSite(p2)}
+  LEFT JOIN w.auth_sites s3 ON s3.subject = ${ifSite(p3)}
+  LEFT JOIN w.auth_app_urls au ON au.store_url = CASE WHEN r.kind = 'app' THEN r.storeurl END
+  LEFT JOIN w.auth_app_ids ai ON ai.id = CASE WHEN r.kind = 'app' AND au.store_url IS NULL THEN r.bundle END
 )`;
 }
 
-/** Reasons judged against the partner's ads.txt: its first hp=1 node must be a DIRECT record there. */
-const VIA_PARTNER = "j.reason IN ('partner_seller_listed', 'partner_seller_not_listed')";
-
-/**
- * The request's pair against its file and, with inventorypartnerdomain, against the partner's
- * ads.txt (§3.5); and the relationship of the first hp=1 SupplyChain node's record in the file
- * that decided (`first_rel`, for first_node_not_direct, schain-sql.ts). That lookup runs here,
- * once over all lines, not per batch of stage 3, where it rebuilt a hash table of wide rows.
- */
-function judgedCte(): string {
-  const pair = (alias: string, subject: string, kind: string, key: string) =>
-    `${alias}.subject = ${subject} AND ${alias}.file_kind = ${kind} AND ${alias}.ad_system_domain = l.ad_system AND ${key}`;
-  return `judged0 AS (
-  SELECT l.*, req_host(list_filter(l.nodes, x -> x.hp = 1)[1].asi) AS first_asi, list_filter(l.nodes, x -> x.hp = 1)[1].sid AS first_sid,
-         ff.status AS file_status, coalesce(ff.valid, false) AS file_valid,
-         coalesce(re.relationship, rf.relationship) AS own_rel, re.relationship IS NOT NULL AS own_exact,
-         pf.status AS partner_status, coalesce(pf.valid, false) AS partner_valid,
-         coalesce(pe.relationship, pk.relationship) AS partner_rel, pe.relationship IS NOT NULL AS partner_exact,
-         adsnap_auth_reason(l.kind, l.in_snapshot, l.subject IS NOT NULL, coalesce(ff.valid, false),
-                            l.ad_system IS NOT NULL AND l.seller_id IS NOT NULL, coalesce(re.relationship, rf.relationship) IS NOT NULL,
-                            l.partner, pd.partner IS NOT NULL, coalesce(pf.valid, false),
-                            coalesce(pe.relationship, pk.relationship) IS NOT NULL) AS reason
-  FROM located l
-  LEFT JOIN auth_files ff ON ff.subject = l.subject AND ff.file_kind = l.file_kind
-  LEFT JOIN auth_records re ON ${pair('re', 'l.subject', 'l.file_kind', 're.seller_id = l.seller_id')}
-  LEFT JOIN auth_folded rf ON ${pair('rf', 'l.subject', 'l.file_kind', 'rf.seller_key = CASE WHEN re.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
-  LEFT JOIN auth_partners pd ON pd.subject = l.subject AND pd.file_kind = l.file_kind AND pd.partner = l.partner
-  LEFT JOIN auth_files pf ON pf.subject = l.partner AND pf.file_kind = 'ads.txt'
-  LEFT JOIN auth_records pe ON ${pair('pe', 'l.partner', "'ads.txt'", 'pe.seller_id = l.seller_id')}
-  LEFT JOIN auth_folded pk ON ${pair('pk', 'l.partner', "'ads.txt'", 'pk.seller_key = CASE WHEN pe.seller_id IS NULL THEN adsnap_seller_key(l.seller_id) END')}
-), judged AS (
-  SELECT j.*, fd.relationship AS first_rel
-  FROM judged0 j
-  LEFT JOIN auth_folded fd ON fd.subject = CASE WHEN ${VIA_PARTNER} THEN j.partner ELSE j.subject END
-        AND fd.file_kind = CASE WHEN ${VIA_PARTNER} THEN 'ads.txt' ELSE j.file_kind END
-        AND fd.ad_system_domain = j.first_asi AND fd.seller_key = adsnap_seller_key(j.first_sid)
-)`;
-}
-
-export { requestsCte, subjectCte, judgedCte };
+export { requestsCte, subjectCte };

@@ -7,13 +7,13 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import path from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
 import { linesQuery, setupStatements } from './request-sql.js';
-import { judgedQuery, outputQuery } from './query.js';
-import { nodesQuery } from './schain-sql.js';
+import { batchQuery } from './query.js';
 
 export const VERIFY_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
 export type VerifyFormat = (typeof VERIFY_FORMATS)[number];
@@ -73,6 +73,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
     await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
     await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
     await db.connection.run('SET preserve_insertion_order = true');
+    await db.connection.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
     for (const s of setupStatements(night)) await db.connection.run(s);
     const source = o.requests === '-' ? await saveStdin(work) : o.requests;
     const parts = await judgeInBatches(db, source, work);
@@ -88,34 +89,55 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
 }
 
 /**
- * Lines per batch of stages 2 and 3: their GROUP BY and sort hold one batch, not the whole input.
- * 125,000 rather than 250,000: peak RSS 866 MB instead of 997 MB at 1M requests for 5% more CPU
- * (docs/performance.md#verify).
+ * Lines per batch: each batch's joins, SupplyChain GROUP BY and sort hold one batch, not the
+ * whole input nor the whole night. 62,500: batches of 125,000 peaked at 1,039 MB RSS over 10M
+ * requests (docs/performance.md#verify).
  */
-const BATCH_LINES = 125_000;
+const BATCH_LINES = 62_500;
 
 /**
- * Stage 1 (the lines, then the judged requests) into a database file of the private folder,
- * evicted to disk under the memory cap; stages 2 and 3 per batch of lines (a range of line_no,
- * which the table holds in order, so each batch reads only its own row groups), each batch one
- * Parquet part; the parts, read in order, are the output.
+ * Batches judged side by side, each on its own connection. A batch is a row group or two, which
+ * DuckDB's threads share out poorly, so two at once (one DuckDB thread each) used less CPU per
+ * request; but each batch in flight holds its own memory beyond DuckDB's cap, and two reached
+ * 1,008–1,248 MB at 1M requests, so one (docs/performance.md#verify).
+ */
+const BATCH_WORKERS = 1;
+
+/**
+ * The lines into a database file of the private folder (in input order: their rowids are the
+ * line numbers), then each batch of lines (a range of rowids, which reads only its own row
+ * groups) judged by one statement into one Parquet part; the parts, read in order, are the output.
  */
 async function judgeInBatches(db: SnapshotDb, source: string, work: string): Promise<string[]> {
   const con = db.connection;
-  await con.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
   await con.run(`CREATE TABLE w.lines AS ${linesQuery(source)}`);
   // Input order matters for the lines' rowids and for reading the parts back, not in between:
   // each part is sorted by line_no, and order kept costs memory in every operator.
   await con.run('SET preserve_insertion_order = false');
-  await con.run(`CREATE TABLE w.judged AS ${judgedQuery('w.lines')}`);
-  const total = Number((await db.rows('SELECT count(*) AS n FROM w.judged'))[0]!.n);
-  const parts: string[] = [];
-  for (let first = 1; first <= Math.max(total, 1); first += BATCH_LINES) {
-    const batch = `(SELECT * FROM w.judged WHERE line_no BETWEEN ${first} AND ${first + BATCH_LINES - 1})`;
-    const part = path.join(work, `part-${parts.length}.parquet`);
-    await con.run(`COPY (${outputQuery(batch, `(${nodesQuery(batch)})`)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
-    parts.push(part);
-  }
+  const total = Number((await db.rows('SELECT count(*) AS n FROM w.lines'))[0]!.n);
+  const firsts = Array.from({ length: Math.max(1, Math.ceil(total / BATCH_LINES)) }, (_, i) => 1 + i * BATCH_LINES);
+  const parts = firsts.map((_, i) => path.join(work, `part-${i}.parquet`));
+  const threads = Number((await db.rows("SELECT current_setting('threads') AS t"))[0]!.t);
+  // The workers' own threads run their batches; DuckDB's pool gets the cores left over.
+  await con.run(`SET threads = ${Math.max(1, availableParallelism() - BATCH_WORKERS + 1)}`);
+  let next = 0;
+  const worker = async (c: DuckDBConnection) => {
+    try {
+      for (let i = next++; i < firsts.length; i = next++) {
+        await c.run(`COPY (${batchQuery(firsts[i]!, firsts[i]! + BATCH_LINES - 1)}) TO ${sqlString(parts[i]!)} (FORMAT parquet, COMPRESSION zstd)`);
+      }
+    } catch (err) {
+      next = firsts.length; // the other worker stops after its batch
+      throw err;
+    }
+  };
+  const others = await Promise.all(Array.from({ length: BATCH_WORKERS - 1 }, () => db.connect()));
+  // Every worker's statement ends before its connection closes, even when another failed.
+  const settled = await Promise.allSettled([con, ...others].map(worker));
+  for (const c of others) c.closeSync();
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  await con.run(`SET threads = ${threads}`);
   await con.run('SET preserve_insertion_order = true');
   await con.run('DETACH w');
   return parts;

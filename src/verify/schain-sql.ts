@@ -51,9 +51,9 @@ export function nodesQuery(judged: string): string {
          coalesce(se.domain, sk.domain) AS domain, coalesce(se.domain_host, sk.domain_host) AS domain_host,
          coalesce(se.is_passthrough, sk.is_passthrough) AS is_passthrough
   FROM node_keys k
-  LEFT JOIN auth_readable rd ON rd.ad_system_domain = k.asi
-  LEFT JOIN auth_sellers se ON se.ad_system_domain = k.asi AND se.seller_id = k.sid
-  LEFT JOIN auth_sellers_folded sk ON sk.ad_system_domain = k.asi AND sk.seller_key = CASE WHEN se.seller_id IS NULL THEN adsnap_seller_key(k.sid) END
+  LEFT JOIN w.auth_readable rd ON rd.ad_system_domain = k.asi
+  LEFT JOIN w.auth_sellers se ON se.ad_system_domain = k.asi AND se.seller_id = k.sid
+  LEFT JOIN w.auth_sellers_folded sk ON sk.ad_system_domain = k.asi AND sk.seller_key = CASE WHEN se.seller_id IS NULL THEN adsnap_seller_key(k.sid) END
 )
 SELECT line_no,
        ${NODE_LIST} AS schain_nodes,
