@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { tableNames } from '../schemas/tables.js';
-import { DEFAULT_COMMIT_MEMORY, compactStaged, withMemoryRetry } from '../src/sink/compact.js';
+import { DEFAULT_COMMIT_MEMORY, compactStaged } from '../src/sink/compact.js';
 import { doubledDuckDbSize } from '../src/util/duckdb-size.js';
 import { planCommit, planTables, publishPlan, writeRunManifest, type StagedPart } from '../src/sink/index.js';
 import type { RunLock } from '../src/store/run-lock.js';
@@ -89,7 +89,8 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
   // compaction's sort (which spills): twice the commit's limit to start.
   if (completesNight(manifest)) {
     const limit = commitMemory(options);
-    await withMemoryRetry(doubledDuckDbSize(limit) ?? limit, (memoryLimit) => deriveCommittedNight(options.outDir, manifest.snapshot_date, memoryLimit), () => {}, 3).catch((err: Error) =>
+    // deriveNight itself tries again under twice the limit when DuckDB runs out of memory.
+    await deriveCommittedNight(options.outDir, manifest.snapshot_date, doubledDuckDbSize(limit) ?? limit).catch((err: Error) =>
       process.stderr.write(`adsnap crawl: no derived tables for ${manifest.snapshot_date} (${err.message}); readers use the views' definitions for this night until \`adsnap derive ${options.outDir}\` writes them\n`),
     );
   }

@@ -17,6 +17,7 @@ import { createOwnerTable } from './owners.js';
 import { completedRuns } from '../store/run-manifests.js';
 import { RunLock, type RunLockOptions } from '../store/run-lock.js';
 import { replaceFileAtomically, temporaryName } from '../util/atomic-file.js';
+import { withMemoryRetry } from '../util/duckdb-size.js';
 
 export interface DeriveOutcome {
   night: string;
@@ -26,7 +27,11 @@ export interface DeriveOutcome {
 }
 
 export interface DeriveOptions {
-  /** DuckDB's memory limit for the derivation (default 512MB). */
+  /**
+   * DuckDB's memory limit for the derivation (default 512MB). Out of memory under it, the night
+   * is derived again under twice the limit, twice at most (said on stderr): a night of 1M sites
+   * needs about 1 GB (docs/performance.md).
+   */
   memoryLimit?: string;
   lock?: RunLockOptions;
 }
@@ -48,7 +53,8 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
     if (runs.length === 0) throw new Error(`no complete run of ${night} in ${root}`);
     if (isCurrent(root, await readMarker(root, night), night, runs)) return { night, outcome: 'current', seconds: 0 };
     const t0 = performance.now();
-    const tables = await writeSet(root, night, o);
+    const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), (next, err) =>
+      process.stderr.write(`adsnap: deriving ${night}: ${err.message.split('\n')[0]}; again with memory_limit ${next}\n`), 3);
     await lock.assertHeld();
     const marker: DerivedMarker = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
     await mkdir(path.dirname(markerPath(root, night)), { recursive: true });

@@ -13,7 +13,9 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { tables, type TableName } from '../../schemas/tables.js';
 import type { StagedPart } from './writer-options.js';
-import { doubledDuckDbSize } from '../util/duckdb-size.js';
+import { doubledDuckDbSize, withMemoryRetry } from '../util/duckdb-size.js';
+
+export { withMemoryRetry };
 import { sqlString, sqlStringList } from '../util/sql-literal.js';
 
 /** Sort keys per table: the columns analysts look rows up by, most selective first. */
@@ -48,24 +50,6 @@ export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
  */
 export const DEFAULT_COMMIT_MEMORY = '128MB';
 
-/**
- * Runs `step` under `limit`, and again under twice the limit while DuckDB runs out of memory (at
- * most `tries` times): a night is never lost to the memory bound, which only costs memory where a
- * night needs it. `onRetry` is told of each larger limit.
- */
-export async function withMemoryRetry<T>(limit: string, step: (limit: string) => Promise<T>, onRetry: (next: string, err: Error) => void, tries = 4): Promise<T> {
-  let current = limit;
-  for (let i = 1; ; i++) {
-    try {
-      return await step(current);
-    } catch (err) {
-      const next = i < tries && /Out of Memory/i.test((err as Error)?.message ?? '') ? doubledDuckDbSize(current) : null;
-      if (next === null) throw err;
-      onRetry(next, err as Error);
-      current = next;
-    }
-  }
-}
 
 /** DuckDB's default row group size: ≥ 100k rows, so a table of millions has tens of groups. */
 export const COMPACT_ROW_GROUP_ROWS = 122_880;
