@@ -393,6 +393,14 @@ FROM ads_records r
 JOIN file_scopes s ON s.snapshot_date = r.snapshot_date AND s.subject = r.subject AND s.file_kind = r.file_kind AND s.declaring
 WHERE NOT coalesce(adsnap_is_placeholder(r.ad_system_domain, r.seller_account_id), false);
 
+-- Per night, scope and relationship: the records of scoped_records (declaring files, the
+-- placeholder left out). The report's relationship mix per scope reads it.
+CREATE OR REPLACE VIEW scope_relationships_defined AS
+SELECT snapshot_date, scope, relationship, count(*) AS records FROM scoped_records GROUP BY ALL;
+-- scope_relationships: the rows of scope_relationships_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW scope_relationships AS SELECT * FROM scope_relationships_defined;
+
 
 -- Per night and ad system: the records (of valid files) naming it, how many can be checked
 -- against its sellers.json (`checkable`: seller_checkable, the file was read whole and valid), how many name a
@@ -697,7 +705,7 @@ HAVING sum(k.n) > 0;
 -- group for the agent decided, through_star = the '*' groups did. share_unreachable: the sites
 -- whose robots.txt a crawler must treat as disallowing everything (5xx, network: RFC 9309
 -- §2.3.1.4; all of them 'unknown' here); share_absent: those a 4xx said have none (§2.3.1.3).
-CREATE OR REPLACE VIEW ai_crawler_blocking AS
+CREATE OR REPLACE VIEW ai_crawler_blocking_defined AS
 SELECT snapshot_date, user_agent, operator, purpose,
        sum(sites) AS sites,
        coalesce(sum(share) FILTER (WHERE blocked = 'full'), 0) AS share_full,
@@ -712,6 +720,9 @@ SELECT snapshot_date, user_agent, operator, purpose,
        coalesce(sum(share) FILTER (WHERE blocked = 'none' AND via = 'absent'), 0) AS share_absent
 FROM agent_access_shares
 GROUP BY ALL;
+-- ai_crawler_blocking: the rows of ai_crawler_blocking_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ai_crawler_blocking AS SELECT * FROM ai_crawler_blocking_defined;
 
 -- Roll-ups by purpose and by operator: per night and catalogue purpose (or operator), each listed
 -- site's answer to the group's agents together: 'full' (every agent of the group blocked fully),
@@ -772,14 +783,16 @@ JOIN nights t ON t.snapshot_date = k.snapshot_date
 GROUP BY k.snapshot_date, k.grp;
 
 -- ai_crawler_blocking_by_purpose: the roll-up (above) by the catalogue's purpose.
-CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose_defined AS
 SELECT snapshot_date, grp AS purpose, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(false);
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS SELECT * FROM ai_crawler_blocking_by_purpose_defined;
 
 -- ai_crawler_blocking_by_operator: the roll-up (above) by the catalogue's operator.
-CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator_defined AS
 SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(true);
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS SELECT * FROM ai_crawler_blocking_by_operator_defined;
 
 -- ==== Figures: ad systems, companies and the headline figures (docs/reference/figures.md) ====
 

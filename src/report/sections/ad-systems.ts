@@ -37,11 +37,11 @@ ORDER BY sites DESC, records DESC, company LIMIT 25`,
     {
       key: 'ad_systems.relationship',
       title: 'DIRECT and RESELLER records by scope over time',
-      about: "Records of declaring files per night, scope (root: the listed sites' own ads.txt; referral: subdomain and partner files; app: app-ads.txt) and relationship, the placeholder left out (view scoped_records), and the share of each in its scope.",
-      sql: `SELECT snapshot_date, scope, relationship, scope || ' ' || relationship AS series, count(*) AS records,
-round(count(*) / sum(count(*)) OVER (PARTITION BY snapshot_date, scope), 4) AS share
-FROM scoped_records WHERE in_window(snapshot_date)
-GROUP BY snapshot_date, scope, relationship ORDER BY snapshot_date, scope, relationship`,
+      about: "Records of declaring files per night, scope (root: the listed sites' own ads.txt; referral: subdomain and partner files; app: app-ads.txt) and relationship, the placeholder left out (view scope_relationships, counted from scoped_records), and the share of each in its scope.",
+      sql: `SELECT snapshot_date, scope, relationship, scope || ' ' || relationship AS series, records,
+round(records / sum(records) OVER (PARTITION BY snapshot_date, scope), 4) AS share
+FROM scope_relationships WHERE in_window(snapshot_date)
+ORDER BY snapshot_date, scope, relationship`,
       chart: { kind: 'line', x: 'snapshot_date', y: 'share', color: 'series', xTitle: 'Snapshot date', yTitle: 'Share of the scope\'s records (%)', percent: true },
     },
   ],
