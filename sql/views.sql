@@ -783,16 +783,14 @@ JOIN nights t ON t.snapshot_date = k.snapshot_date
 GROUP BY k.snapshot_date, k.grp;
 
 -- ai_crawler_blocking_by_purpose: the roll-up (above) by the catalogue's purpose.
-CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose_defined AS
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS
 SELECT snapshot_date, grp AS purpose, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(false);
-CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS SELECT * FROM ai_crawler_blocking_by_purpose_defined;
 
 -- ai_crawler_blocking_by_operator: the roll-up (above) by the catalogue's operator.
-CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator_defined AS
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS
 SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(true);
-CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS SELECT * FROM ai_crawler_blocking_by_operator_defined;
 
 -- ==== Figures: ad systems, companies and the headline figures (docs/reference/figures.md) ====
 
