@@ -33,6 +33,8 @@ export interface DeriveOptions {
    * needs about 1 GB (docs/performance.md).
    */
   memoryLimit?: string;
+  /** Told of each larger limit tried (`adsnap derive` says it on stderr; a commit's retries are silent, as its compaction's). */
+  onMemoryRetry?: (next: string, err: Error) => void;
   lock?: RunLockOptions;
 }
 
@@ -53,8 +55,7 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
     if (runs.length === 0) throw new Error(`no complete run of ${night} in ${root}`);
     if (isCurrent(root, await readMarker(root, night), night, runs)) return { night, outcome: 'current', seconds: 0 };
     const t0 = performance.now();
-    const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), (next, err) =>
-      process.stderr.write(`adsnap: deriving ${night}: ${err.message.split('\n')[0]}; again with memory_limit ${next}\n`), 3);
+    const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), o.onMemoryRetry ?? (() => {}), 3);
     await lock.assertHeld();
     const marker: DerivedMarker = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
     await mkdir(path.dirname(markerPath(root, night)), { recursive: true });

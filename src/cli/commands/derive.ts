@@ -43,7 +43,10 @@ export const command: Command = {
     const lines: string[] = [];
     try {
       for (const root of positionals) {
-        const done = await deriveRoot(root, { night });
+        const done = await deriveRoot(root, {
+          night,
+          onMemoryRetry: (next, err) => process.stderr.write(`adsnap derive: ${err.message.split('\n')[0]}; again with memory_limit ${next}\n`),
+        });
         const written = done.filter((d) => d.outcome === 'written');
         if (night !== undefined && done.length === 0) lines.push(`${root}: no complete run of ${night}`);
         else lines.push(`${root}: ${written.length} night${written.length === 1 ? '' : 's'} derived, ${done.length - written.length} already current`);
