@@ -705,7 +705,7 @@ HAVING sum(k.n) > 0;
 -- group for the agent decided, through_star = the '*' groups did. share_unreachable: the sites
 -- whose robots.txt a crawler must treat as disallowing everything (5xx, network: RFC 9309
 -- §2.3.1.4; all of them 'unknown' here); share_absent: those a 4xx said have none (§2.3.1.3).
-CREATE OR REPLACE VIEW ai_crawler_blocking_defined AS
+CREATE OR REPLACE VIEW ai_crawler_blocking AS
 SELECT snapshot_date, user_agent, operator, purpose,
        sum(sites) AS sites,
        coalesce(sum(share) FILTER (WHERE blocked = 'full'), 0) AS share_full,
@@ -720,9 +720,6 @@ SELECT snapshot_date, user_agent, operator, purpose,
        coalesce(sum(share) FILTER (WHERE blocked = 'none' AND via = 'absent'), 0) AS share_absent
 FROM agent_access_shares
 GROUP BY ALL;
--- ai_crawler_blocking: the rows of ai_crawler_blocking_defined; `adsnap sql` and the report read a night's derived table
--- instead where it is current (docs/reference/derived.md): the same rows.
-CREATE OR REPLACE VIEW ai_crawler_blocking AS SELECT * FROM ai_crawler_blocking_defined;
 
 -- Roll-ups by purpose and by operator: per night and catalogue purpose (or operator), each listed
 -- site's answer to the group's agents together: 'full' (every agent of the group blocked fully),

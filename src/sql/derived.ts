@@ -89,7 +89,6 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   fromView('ad_system_seller_checks'),
   fromView('parse_issue_counts'),
   fromView('scope_relationships'),
-  fromView('ai_crawler_blocking'),
   { name: 'headline_figures', view: 'headline_figures_at', sql: `SELECT * FROM headline_figures_defined_at(${NIGHT})` },
   // The night summary: the pooled seller ids of the night (a night with none has a row of zeros).
   {
