@@ -17,6 +17,24 @@ import { repoRoot } from './helpers/corpus.js';
 
 const viewsSql = () => readFile(path.join(repoRoot, 'sql', 'views.sql'), 'utf8');
 
+/**
+ * A root holding one agents_catalogue part as an earlier version wrote it (no fetches_pages, no
+ * controls), listed by its run manifest.
+ */
+async function oldCatalogueRoot(prefix: string): Promise<string> {
+  const root = mkdtempSync(path.join(tmpdir(), prefix));
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  const con = await instance.connect();
+  const part = 'agents_catalogue/snapshot_date=2026-11-20/part-0.parquet';
+  mkdirSync(path.join(root, path.dirname(part)), { recursive: true });
+  await con.run(`COPY (SELECT 'GPTBot' AS user_agent, 'training' AS purpose) TO ${sqlString(path.join(root, part))} (FORMAT parquet)`);
+  con.closeSync();
+  mkdirSync(path.join(root, '_runs'));
+  writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: { agents_catalogue: { parts: [part] } } }));
+  return root;
+}
+
 describe('the table views of sql/views.sql', () => {
   it('the block is what src/sql/table-views.ts generates (run `npm run docs` when it is not)', async () => {
     const views = await viewsSql();
@@ -57,18 +75,7 @@ describe('the table views of sql/views.sql', () => {
   });
 
   it('a root written before a column existed reads it as NULL: the views on it load (older snapshots stay readable)', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'adsnap-table-views-old-'));
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const instance = await DuckDBInstance.create(':memory:');
-    const con = await instance.connect();
-    // An agents_catalogue part as an earlier version wrote it: no fetches_pages, no controls.
-    const dir = path.join(root, 'agents_catalogue', 'snapshot_date=2026-11-20');
-    mkdirSync(dir, { recursive: true });
-    const part = 'agents_catalogue/snapshot_date=2026-11-20/part-0.parquet';
-    await con.run(`COPY (SELECT 'GPTBot' AS user_agent, 'training' AS purpose) TO ${sqlString(path.join(root, part))} (FORMAT parquet)`);
-    con.closeSync();
-    mkdirSync(path.join(root, '_runs'));
-    writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: { agents_catalogue: { parts: [part] } } }));
+    const root = await oldCatalogueRoot('adsnap-table-views-old-');
     const db = await openSnapshotDb(root);
     try {
       const cols = await db.rows('SELECT column_name FROM (DESCRIBE agents_catalogue)');
@@ -84,16 +91,7 @@ describe('the table views of sql/views.sql', () => {
   });
 
   it('a root named with a doubled slash or a ./ reads the same parts (the tables a root holds are found whatever its spelling)', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'adsnap-table-views-spelling-'));
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const instance = await DuckDBInstance.create(':memory:');
-    const con = await instance.connect();
-    const part = 'agents_catalogue/snapshot_date=2026-11-20/part-0.parquet';
-    mkdirSync(path.join(root, path.dirname(part)), { recursive: true });
-    await con.run(`COPY (SELECT 'GPTBot' AS user_agent, 'training' AS purpose) TO ${sqlString(path.join(root, part))} (FORMAT parquet)`);
-    con.closeSync();
-    mkdirSync(path.join(root, '_runs'));
-    writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: { agents_catalogue: { parts: [part] } } }));
+    const root = await oldCatalogueRoot('adsnap-table-views-spelling-');
     const doubled = path.dirname(root) + '//' + path.basename(root);
     const dotted = './' + path.relative(process.cwd(), root);
     for (const spelling of [root, doubled, dotted, root + '/']) {
