@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withMemoryRetry } from '../src/sink/compact.js';
-import { doubledDuckDbSize } from '../src/util/duckdb-size.js';
+import { doubledDuckDbSize, withMemoryRetry } from '../src/util/duckdb-size.js';
 
 const oom = () => new Error('Out of Memory Error: failed to allocate data of size 32.0 MiB (96.7 MiB/122.0 MiB used)');
 

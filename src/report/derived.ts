@@ -29,8 +29,8 @@ export interface DeriveOutcome {
 export interface DeriveOptions {
   /**
    * DuckDB's memory limit for the derivation (default 512MB). Out of memory under it, the night
-   * is derived again under twice the limit, twice at most (said on stderr): a night of 1M sites
-   * needs about 1 GB (docs/performance.md).
+   * is derived again under twice the limit, twice at most (onMemoryRetry is told): a night of 1M
+   * sites needs 2 GB today (docs/performance.md).
    */
   memoryLimit?: string;
   /** Told of each larger limit tried (`adsnap derive` says it on stderr; a commit's retries are silent, as its compaction's). */

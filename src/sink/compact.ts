@@ -13,9 +13,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { tables, type TableName } from '../../schemas/tables.js';
 import type { StagedPart } from './writer-options.js';
-import { doubledDuckDbSize, withMemoryRetry } from '../util/duckdb-size.js';
-
-export { withMemoryRetry };
+import { withMemoryRetry } from '../util/duckdb-size.js';
 import { sqlString, sqlStringList } from '../util/sql-literal.js';
 
 /** Sort keys per table: the columns analysts look rows up by, most selective first. */

@@ -2,7 +2,7 @@
  * `adsnap verify`'s run: the night chosen in the roots, its lookups built, the requests judged by
  * DuckDB into Parquet parts in a private temporary folder (the query's one pass over the input,
  * which may be stdin), the summary counted from them, then they are written, in order, in the format asked.
- * DuckDB's memory is capped and it spills to that folder, so 10 million lines fit in bounded memory.
+ * DuckDB's memory is capped and it spills (openSnapshotDb's private spill folder), so 10 million lines fit in bounded memory.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
@@ -71,7 +71,6 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
   try {
     const night = await chooseNight(db, o.night);
     await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
-    await db.connection.run(`SET temp_directory = ${sqlString(path.join(work, 'spill'))}`);
     await db.connection.run('SET preserve_insertion_order = true');
     await db.connection.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
     for (const s of setupStatements(night)) await db.connection.run(s);
