@@ -96,7 +96,7 @@ describe("the input is part of the run's identity", () => {
     const out = path.join(run.tmp, 'replaced');
     const mine = path.join(run.tmp, 'replaced.txt');
     writeFileSync(mine, readFileSync(run.list));
-    const child = spawnCli(args(out, [], mine), undefined, { ADSNAP_COMMIT_STEP_DELAY_MS: '30000' });
+    const child = spawnCli(args(out, [], mine), undefined, { ADSNAP_COMMIT_STEP_DELAY_MS: '30000', ADSNAP_COMMIT_PAUSE_STEPS: 'planned' });
     child.stdin!.end();
     const exited = finished(child);
     await waitForStderr(child, 'commit step planned');

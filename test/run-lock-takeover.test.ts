@@ -18,7 +18,7 @@ const { args, expectSameAsReference } = run;
 describe('one live attempt per run', () => {
   it('a second attempt exits 75 at once naming the first; the first SIGKILLed, an immediate rerun takes its lock over', async () => {
     const out = path.join(run.tmp, 'twice');
-    const first = spawnCli(args(out), undefined, { ADSNAP_COMMIT_STEP_DELAY_MS: '30000' });
+    const first = spawnCli(args(out), undefined, { ADSNAP_COMMIT_STEP_DELAY_MS: '30000', ADSNAP_COMMIT_PAUSE_STEPS: 'planned' });
     first.stdin!.end();
     const firstDone = finished(first);
     await waitForStderr(first, 'commit step planned');
