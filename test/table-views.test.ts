@@ -4,9 +4,8 @@
  * openSnapshotDb gives a table no root holds an empty view with its columns, chosen beforehand
  * (no failure is caught and matched).
  */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tables } from '../schemas/tables.js';
@@ -14,15 +13,17 @@ import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { aroundTableViews, standInSql, tableViewsSql, VIEW_SOURCES, viewSql, withTableViews } from '../src/sql/table-views.js';
 import { sqlString } from '../src/util/sql-literal.js';
 import { repoRoot } from './helpers/corpus.js';
+import { useTempDirs } from './helpers/tmp.js';
 
 const viewsSql = () => readFile(path.join(repoRoot, 'sql', 'views.sql'), 'utf8');
+const tempDir = useTempDirs('table-views');
 
 /**
  * A root holding one agents_catalogue part as an earlier version wrote it (no fetches_pages, no
  * controls), listed by its run manifest.
  */
-async function oldCatalogueRoot(prefix: string): Promise<string> {
-  const root = mkdtempSync(path.join(tmpdir(), prefix));
+async function oldCatalogueRoot(): Promise<string> {
+  const root = tempDir();
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const con = await instance.connect();
@@ -57,7 +58,7 @@ describe('the table views of sql/views.sql', () => {
   });
 
   it('a table no root holds is an empty view with the schema columns, and the views built on it load', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'adsnap-table-views-'));
+    const root = tempDir();
     mkdirSync(path.join(root, '_runs'));
     writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: {} }));
     const db = await openSnapshotDb(root);
@@ -75,7 +76,7 @@ describe('the table views of sql/views.sql', () => {
   });
 
   it('a root written before a column existed reads it as NULL: the views on it load (older snapshots stay readable)', async () => {
-    const root = await oldCatalogueRoot('adsnap-table-views-old-');
+    const root = await oldCatalogueRoot();
     const db = await openSnapshotDb(root);
     try {
       const cols = await db.rows('SELECT column_name FROM (DESCRIBE agents_catalogue)');
@@ -91,7 +92,7 @@ describe('the table views of sql/views.sql', () => {
   });
 
   it('a root named with a doubled slash or a ./ reads the same parts (the tables a root holds are found whatever its spelling)', async () => {
-    const root = await oldCatalogueRoot('adsnap-table-views-spelling-');
+    const root = await oldCatalogueRoot();
     const doubled = path.dirname(root) + '//' + path.basename(root);
     const dotted = './' + path.relative(process.cwd(), root);
     for (const spelling of [root, doubled, dotted, root + '/']) {
@@ -105,7 +106,7 @@ describe('the table views of sql/views.sql', () => {
   });
 
   it('each open snapshot spills to its own folder, removed on close (two commands in one directory never share `.tmp`)', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'adsnap-table-views-spill-'));
+    const root = tempDir();
     mkdirSync(path.join(root, '_runs'));
     writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: {} }));
     const a = await openSnapshotDb(root);
@@ -117,6 +118,43 @@ describe('the table views of sql/views.sql', () => {
     a.close();
     b.close();
     expect(existsSync(sa) || existsSync(sb)).toBe(false);
+  });
+
+  it("opened for one night, the views read that night's folders and manifests only, and a table the night lacks is empty", async () => {
+    const root = tempDir();
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(':memory:');
+    const con = await instance.connect();
+    // Two nights of targets; hops only on the first. The second night's manifest also lists a part
+    // of a third night's folder: a one-night reader takes neither that part nor another night's manifest.
+    const part = (t: string, night: string, n: number) => `${t}/snapshot_date=${night}/part-${n}.parquet`;
+    const write = async (file: string, target: string) => {
+      mkdirSync(path.join(root, path.dirname(file)), { recursive: true });
+      await con.run(`COPY (SELECT ${sqlString(target)} AS target, 'domain' AS target_kind) TO ${sqlString(path.join(root, file))} (FORMAT parquet)`);
+    };
+    await write(part('targets', '2026-11-20', 0), 'a.test');
+    await write(part('hops', '2026-11-20', 0), 'x');
+    await write(part('targets', '2026-11-21', 0), 'b.test');
+    await write(part('targets', '2026-11-22', 0), 'c.test');
+    con.closeSync();
+    mkdirSync(path.join(root, '_runs'));
+    const manifest = (night: string, t: Record<string, string[]>) =>
+      JSON.stringify({ snapshot_date: night, tables: Object.fromEntries(Object.entries(t).map(([k, parts]) => [k, { parts }])) });
+    writeFileSync(path.join(root, '_runs', 'n1.json'), manifest('2026-11-20', { targets: [part('targets', '2026-11-20', 0)], hops: [part('hops', '2026-11-20', 0)] }));
+    writeFileSync(path.join(root, '_runs', 'n2.json'), manifest('2026-11-21', { targets: [part('targets', '2026-11-21', 0), part('targets', '2026-11-22', 0)] }));
+    const targetsOf = async (o: { night?: string }) => {
+      const db = await openSnapshotDb(root, o);
+      try {
+        return { targets: (await db.rows('SELECT target FROM targets ORDER BY 1')).map((r) => r.target), hops: (await db.rows('SELECT count(*) AS n FROM hops'))[0]!.n };
+      } finally {
+        db.close();
+      }
+    };
+    expect(await targetsOf({})).toEqual({ targets: ['a.test', 'b.test', 'c.test'], hops: 1 });
+    expect(await targetsOf({ night: '2026-11-20' })).toEqual({ targets: ['a.test'], hops: 1 });
+    expect(await targetsOf({ night: '2026-11-21' })).toEqual({ targets: ['b.test'], hops: 0 });
+    expect(await targetsOf({ night: '2026-11-23' })).toEqual({ targets: [], hops: 0 });
+    await expect(openSnapshotDb(root, { night: "2026-11-20' OR true" })).rejects.toThrow(/not a night/);
   });
 
   it('the stand-in of the manifests lists no part; an unknown name is an error, not a view', () => {

@@ -1,6 +1,6 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { packageRoot } from '../util/package-root.js';
@@ -8,7 +8,7 @@ import { isDirectory } from '../util/directory.js';
 import { visible } from '../text/visible.js';
 import { percentText } from '../text/percent.js';
 import { headlineLines, readHeadline } from './headline.js';
-import { aroundTableViews, standInSql, viewSql, VIEW_SOURCES } from './table-views.js';
+import { aroundTableViews, nightPartsMacroSql, standInSql, viewSql, VIEW_SOURCES } from './table-views.js';
 import { useDerived } from './derived.js';
 
 /**
@@ -20,11 +20,16 @@ import { useDerived } from './derived.js';
  * Error naming the root. A table with no parts in a root (a root written by an adsnap version
  * before that table existed) is read from the other roots only, or is an empty view with the
  * table's columns when no root has it, so that the derived views still work.
+ *
+ * `night` (YYYY-MM-DD): the table views read that night's folders only, and every view over them
+ * sees that night alone (the derivation of one night: what it binds and reads does not grow with
+ * the nights the root holds).
  */
-export async function openSnapshotDb(roots: string | readonly string[], o: { allowEmpty?: boolean; derived?: boolean } = {}) {
+export async function openSnapshotDb(roots: string | readonly string[], o: { allowEmpty?: boolean; derived?: boolean; night?: string } = {}) {
   // A root named twice (or by two spellings of one path) is read once: rows are never doubled.
   const list = typeof roots === 'string' ? [roots] : [...new Map(roots.map((r) => [path.resolve(r), r])).values()];
   if (list.length === 0) throw new Error('no snapshot root given');
+  if (o.night !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(o.night)) throw new Error(`not a night: ${JSON.stringify(o.night)}`);
   // allowEmpty: an existing directory with no complete run yet opens with empty views (the report says so).
   for (const root of list) if (!(o.allowEmpty && isDirectory(root))) assertSnapshotRoot(root);
   // A private folder for what DuckDB spills past its memory limit. Its default for an in-memory
@@ -40,7 +45,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
     else await db.run('SET VARIABLE adsnap_roots = $1', [listValue(list)], [LIST(VARCHAR)]);
     // The shipped data tables the views read (ad_system_companies), wherever the package is installed.
     await db.run('SET VARIABLE adsnap_data = $1', [path.join(packageRoot(), 'data')], [VARCHAR]);
-    await loadViews(db, list);
+    await loadViews(db, list, o.night);
     // The figure views read the nights' derived sets where current (derived.ts); derived: false, only the definitions.
     if (o.derived !== false) derived = await useDerived(db, list);
   } catch (err) {
@@ -102,11 +107,21 @@ function assertSnapshotRoot(root: string): void {
  * of its view (an empty view with the table's columns, or a parts macro listing none), chosen
  * before anything runs: every failure is a real one and throws.
  */
-async function loadViews(db: DuckDBConnection, roots: readonly string[]): Promise<void> {
+async function loadViews(db: DuckDBConnection, roots: readonly string[], night?: string): Promise<void> {
   const missing: Record<string, string[]> = {};
   const nowhere = new Set<string>();
   const held: Set<string>[] = [];
-  for (const root of roots) held.push(await heldByRoot(db, root));
+  const manifests: string[] = [];
+  for (const root of roots) {
+    const has = await heldByRoot(db, root, night);
+    if (night !== undefined) {
+      // The night's own manifests only (their snapshot_date), read here once.
+      const mine = await nightManifests(root, night);
+      manifests.push(...mine);
+      if (mine.length === 0) has.delete('_runs');
+    }
+    held.push(has);
+  }
   for (const name of VIEW_SOURCES) {
     const without = roots.filter((_, i) => !held[i]!.has(name)).map((r) => r.replace(/\/+$/, ''));
     if (without.length === roots.length) nowhere.add(name);
@@ -115,7 +130,11 @@ async function loadViews(db: DuckDBConnection, roots: readonly string[]): Promis
   await db.run('SET VARIABLE adsnap_missing = CAST(CAST($1 AS JSON) AS MAP(VARCHAR, VARCHAR[]))', [JSON.stringify(missing)], [VARCHAR]);
   const { before, after } = aroundTableViews(await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
   await runScript(db, before);
-  for (const name of VIEW_SOURCES) await db.run(nowhere.has(name) ? standInSql(name) : viewSql(name));
+  for (const name of VIEW_SOURCES) {
+    if (nowhere.has(name)) await db.run(standInSql(name));
+    else if (name === '_runs' && night !== undefined) await db.run(nightPartsMacroSql(manifests));
+    else await db.run(viewSql(name, night));
+  }
   await runScript(db, after);
 }
 
@@ -124,16 +143,33 @@ async function runScript(db: DuckDBConnection, sql: string): Promise<void> {
   for (let i = 0; i < script.count; i++) await (await script.prepare(i)).run();
 }
 
-/** What a root holds, listed once: '_runs' when it has a run manifest, and each table with at least one part. */
-async function heldByRoot(db: DuckDBConnection, root: string): Promise<Set<string>> {
+/** The run manifests of `root` whose snapshot_date is `night`, spelled as the views' globs spell them (ROOT/_runs/NAME.json). */
+async function nightManifests(root: string, night: string): Promise<string[]> {
+  const dir = path.join(root, '_runs');
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
+  const out: string[] = [];
+  for (const name of names) {
+    let date: unknown;
+    try {
+      date = (JSON.parse(await readFile(path.join(dir, name), 'utf8')) as { snapshot_date?: unknown }).snapshot_date;
+    } catch {
+      continue; // not a manifest a run finished writing: no parts of it are read
+    }
+    if (date === night) out.push(`${root.replace(/\/+$/, '')}/_runs/${name}`);
+  }
+  return out;
+}
+
+/** What a root holds (of `night` only, when given), listed once: '_runs' when it has a run manifest, and each table with at least one part. */
+async function heldByRoot(db: DuckDBConnection, root: string, night?: string): Promise<Set<string>> {
   const base = root.replace(/\/+$/, '');
   const reader = await db.runAndReadAll(
     // The table is the third name from the end (TABLE/snapshot_date=D/part.parquet), whatever
     // spelling of the root the glob gives back (`a//b`, `./a`).
-    `SELECT DISTINCT regexp_extract(file, '([^/]+)/[^/]+/[^/]+$', 1) AS name FROM glob($1 || '/*/*/*.parquet')
+    `SELECT DISTINCT regexp_extract(file, '([^/]+)/[^/]+/[^/]+$', 1) AS name FROM glob($1 || '/*/' || $2 || '/*.parquet')
      UNION SELECT '_runs' FROM glob($1 || '/_runs/*.json')`,
-    [base],
-    [VARCHAR],
+    [base, night === undefined ? '*' : `snapshot_date=${night}`],
+    [VARCHAR, VARCHAR],
   );
   return new Set(reader.getRowsJS().map((r) => String(r[0])));
 }

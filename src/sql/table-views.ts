@@ -33,15 +33,32 @@ const PARTS_MACRO = `CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
   SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
   FROM read_json(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'), columns = {tables: 'JSON'}, filename = true);`;
 
-/** The statement that reads `source` ('_runs' or a table name) from the roots. */
-export function viewSql(source: string): string {
+/**
+ * The parts macro over the given manifest files only (the manifests of one night, openSnapshotDb's
+ * `night`): reading every manifest of the root for each view that one night's query binds would
+ * grow with the nights the root holds.
+ */
+export function nightPartsMacroSql(manifests: readonly string[]): string {
+  return PARTS_MACRO.replace(
+    "read_json(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'),",
+    `read_json([${manifests.map(sqlString).join(', ')}],`,
+  );
+}
+
+/**
+ * The statement that reads `source` ('_runs' or a table name) from the roots: every night's
+ * folder, or only `night`'s (YYYY-MM-DD), so that what a reader of one night binds (each part's
+ * footer, read for union_by_name) does not grow with the nights the root holds.
+ */
+export function viewSql(source: string, night?: string): string {
   if (source === '_runs') return PARTS_MACRO;
   const name = tableName(source);
   const t = sqlString(name);
+  if (night !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(night)) throw new Error(`not a night: ${JSON.stringify(night)}`);
   // UNION ALL BY NAME with the table's empty stand-in: a column newer than every part a root
   // holds (a root written by an earlier version) reads as NULL instead of failing to bind, and the
   // view keeps the schema's columns in the schema's order whatever the parts hold.
-  return `CREATE OR REPLACE VIEW ${name} AS SELECT ${columnList(name)} FROM (SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots(${t}), r -> r || '/${name}/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
+  return `CREATE OR REPLACE VIEW ${name} AS SELECT ${columnList(name)} FROM (SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots(${t}), r -> r || '/${name}/${night === undefined ? '*' : `snapshot_date=${night}`}/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts(${t}))
   UNION ALL BY NAME ${emptyRowsSql(name)});`;
 }
@@ -77,7 +94,7 @@ export function tableViewsSql(): string {
     '-- adsnap_parts(t): the parts the run manifests (ROOT/_runs/<run>.json) list for table t; then one view',
     '-- per table of schemas/tables.ts, over every snapshot date, reading only those parts.',
     '',
-    ...VIEW_SOURCES.map(viewSql),
+    ...VIEW_SOURCES.map((source) => viewSql(source)),
     TABLE_VIEWS_END,
   ].join('\n');
 }
