@@ -677,7 +677,7 @@ LEFT JOIN robots_agent_access o ON o.snapshot_date = s.snapshot_date AND o.host 
 -- agent_access_shares: per night, agent, blocked level ('unknown' included) and way, the sites and
 -- their share of the night's sites. Counted without the product: every agent starts from the '*'
 -- rows' counts, and each site that names the agent moves from its '*' answer to its own.
-CREATE OR REPLACE VIEW agent_access_shares AS
+CREATE OR REPLACE VIEW agent_access_shares_defined AS
 WITH cat AS (
   SELECT snapshot_date, user_agent, any_value(operator) AS operator, any_value(purpose) AS purpose FROM agents_catalogue GROUP BY ALL
 ), own AS (
@@ -693,33 +693,41 @@ WITH cat AS (
   UNION ALL SELECT snapshot_date, user_agent, blocked, via, count(*) FROM own GROUP BY ALL
 )
 SELECT k.snapshot_date, k.user_agent, c.operator, c.purpose, k.blocked, k.via,
-       sum(k.n) AS sites, sum(k.n) / any_value(t.sites) AS share
+       sum(k.n)::BIGINT AS sites, sum(k.n) / any_value(t.sites) AS share
 FROM counts k
 JOIN cat c ON c.snapshot_date = k.snapshot_date AND c.user_agent = k.user_agent
 JOIN nights t ON t.snapshot_date = k.snapshot_date
 GROUP BY ALL
 HAVING sum(k.n) > 0;
+-- agent_access_shares: the rows of agent_access_shares_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW agent_access_shares AS SELECT * FROM agent_access_shares_defined;
 
 -- ai_crawler_blocking: one row per night and agent. share_full + share_partial + share_none +
 -- share_unknown = 1 (unknown: robots.txt content not seen, see above). by_name = the site's own
 -- group for the agent decided, through_star = the '*' groups did. share_unreachable: the sites
 -- whose robots.txt a crawler must treat as disallowing everything (5xx, network: RFC 9309
 -- §2.3.1.4; all of them 'unknown' here); share_absent: those a 4xx said have none (§2.3.1.3).
-CREATE OR REPLACE VIEW ai_crawler_blocking AS
+-- Each share is a count of sites over the night's sites (every agent's rows add up to them), so the
+-- same rows come out whatever order DuckDB adds in.
+CREATE OR REPLACE VIEW ai_crawler_blocking_defined AS
 SELECT snapshot_date, user_agent, operator, purpose,
-       sum(sites) AS sites,
-       coalesce(sum(share) FILTER (WHERE blocked = 'full'), 0) AS share_full,
-       coalesce(sum(share) FILTER (WHERE blocked = 'partial'), 0) AS share_partial,
-       coalesce(sum(share) FILTER (WHERE blocked = 'none'), 0) AS share_none,
-       coalesce(sum(share) FILTER (WHERE blocked = 'unknown'), 0) AS share_unknown,
-       coalesce(sum(share) FILTER (WHERE blocked = 'full' AND via = 'own_group'), 0) AS share_full_by_name,
-       coalesce(sum(share) FILTER (WHERE blocked = 'full' AND via = 'global_group'), 0) AS share_full_through_star,
-       coalesce(sum(share) FILTER (WHERE blocked = 'partial' AND via = 'own_group'), 0) AS share_partial_by_name,
-       coalesce(sum(share) FILTER (WHERE blocked = 'partial' AND via = 'global_group'), 0) AS share_partial_through_star,
-       coalesce(sum(share) FILTER (WHERE via = 'unreachable'), 0) AS share_unreachable,
-       coalesce(sum(share) FILTER (WHERE blocked = 'none' AND via = 'absent'), 0) AS share_absent
-FROM agent_access_shares
+       sum(sites)::BIGINT AS sites,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'full'), 0) / sum(sites) AS share_full,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'partial'), 0) / sum(sites) AS share_partial,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'none'), 0) / sum(sites) AS share_none,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'unknown'), 0) / sum(sites) AS share_unknown,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'full' AND via = 'own_group'), 0) / sum(sites) AS share_full_by_name,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'full' AND via = 'global_group'), 0) / sum(sites) AS share_full_through_star,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'partial' AND via = 'own_group'), 0) / sum(sites) AS share_partial_by_name,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'partial' AND via = 'global_group'), 0) / sum(sites) AS share_partial_through_star,
+       coalesce(sum(sites) FILTER (WHERE via = 'unreachable'), 0) / sum(sites) AS share_unreachable,
+       coalesce(sum(sites) FILTER (WHERE blocked = 'none' AND via = 'absent'), 0) / sum(sites) AS share_absent
+FROM agent_access_shares_defined
 GROUP BY ALL;
+-- ai_crawler_blocking: the rows of ai_crawler_blocking_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ai_crawler_blocking AS SELECT * FROM ai_crawler_blocking_defined;
 
 -- Roll-ups by purpose and by operator: per night and catalogue purpose (or operator), each listed
 -- site's answer to the group's agents together: 'full' (every agent of the group blocked fully),
@@ -780,14 +788,18 @@ JOIN nights t ON t.snapshot_date = k.snapshot_date
 GROUP BY k.snapshot_date, k.grp;
 
 -- ai_crawler_blocking_by_purpose: the roll-up (above) by the catalogue's purpose.
-CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose_defined AS
 SELECT snapshot_date, grp AS purpose, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(false);
+-- ai_crawler_blocking_by_purpose: the rows of ai_crawler_blocking_by_purpose_defined, or a night's derived table (the same rows).
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_purpose AS SELECT * FROM ai_crawler_blocking_by_purpose_defined;
 
 -- ai_crawler_blocking_by_operator: the roll-up (above) by the catalogue's operator.
-CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator_defined AS
 SELECT snapshot_date, grp AS operator, agents, sites, share_full, share_some_full, share_partial, share_none, share_unknown, share_any_full
 FROM adsnap_agent_rollup(true);
+-- ai_crawler_blocking_by_operator: the rows of ai_crawler_blocking_by_operator_defined, or a night's derived table (the same rows).
+CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS SELECT * FROM ai_crawler_blocking_by_operator_defined;
 
 -- ==== Figures: ad systems, companies and the headline figures (docs/reference/figures.md) ====
 

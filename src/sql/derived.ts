@@ -89,6 +89,10 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   fromView('ad_system_seller_checks'),
   fromView('parse_issue_counts'),
   fromView('scope_relationships'),
+  fromView('agent_access_shares'),
+  fromView('ai_crawler_blocking'),
+  fromView('ai_crawler_blocking_by_purpose'),
+  fromView('ai_crawler_blocking_by_operator'),
   { name: 'headline_figures', view: 'headline_figures_at', sql: `SELECT * FROM headline_figures_defined_at(${NIGHT})` },
   // The night summary: the pooled seller ids of the night (a night with none has a row of zeros).
   {
