@@ -22,7 +22,7 @@ count(*) FILTER (WHERE "authorization" = 'unauthorized') AS unauthorized,
 count(*) FILTER (WHERE "authorization" = 'nonparticipating') AS nonparticipating,
 count(*) FILTER (WHERE "authorization" = 'not_in_snapshot') AS not_in_snapshot,
 round(count(*) FILTER (WHERE "authorization" = 'authorized') / nullif(count(*) FILTER (WHERE "authorization" <> 'not_in_snapshot'), 0), 4) AS authorized_share
-FROM authorization_at(getvariable('report_to_night')) WHERE named_by = 'sellers.json'
+FROM report_authorization WHERE named_by = 'sellers.json'
 GROUP BY ad_system_domain ORDER BY entries DESC, ad_system_domain LIMIT 25`,
       chart: { kind: 'hbar', x: 'authorized_share', y: 'ad_system_domain', xTitle: 'Share of crawled sites authorizing the entry (%)', yTitle: 'Ad system', percent: true },
     },
@@ -32,7 +32,7 @@ GROUP BY ad_system_domain ORDER BY entries DESC, ad_system_domain LIMIT 25`,
       about:
         "Table macro authorization_at over the latest night, the rows named by a partner's ads.txt: each record of an inventorypartnerdomain= partner's ads.txt, asked for the declaring site or app with that partner as inventorypartnerdomain (§3.5's second row). Per verdict and reason, the pairs and the sites or apps.",
       sql: `SELECT kind, "authorization", authorization_reason, count(*) AS pairs, count(DISTINCT target) AS targets
-FROM authorization_at(getvariable('report_to_night')) WHERE named_by = 'partner ads.txt'
+FROM report_authorization WHERE named_by = 'partner ads.txt'
 GROUP BY ALL ORDER BY kind, pairs DESC, authorization_reason`,
     },
   ],
