@@ -57,8 +57,6 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   return {
     /** The DuckDB connection, for callers that want typed results or streaming. */
     connection: db,
-    /** Another connection to the same database (its views, macros and attached databases; not the TEMP ones), to run statements side by side. */
-    connect: () => instance.connect(),
     /** The nights whose figure views read a current derived set, and those read from the definitions. */
     derived,
     /** `params`: values bound to `$1`, `$2`, … (never spliced into the SQL text). */

@@ -7,8 +7,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { availableParallelism, tmpdir } from 'node:os';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
@@ -95,17 +94,12 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
 const BATCH_LINES = 62_500;
 
 /**
- * Batches judged side by side, each on its own connection. A batch is a row group or two, which
- * DuckDB's threads share out poorly, so two at once (one DuckDB thread each) used less CPU per
- * request; but each batch in flight holds its own memory beyond DuckDB's cap, and two reached
- * 1,008–1,248 MB at 1M requests, so one (docs/performance.md#verify).
- */
-const BATCH_WORKERS = 1;
-
-/**
  * The lines into a database file of the private folder (in input order: their rowids are the
  * line numbers), then each batch of lines (a range of rowids, which reads only its own row
  * groups) judged by one statement into one Parquet part; the parts, read in order, are the output.
+ * One batch at a time: two side by side (a connection each, one DuckDB thread each) used less CPU
+ * per request, but each batch in flight holds its own memory beyond DuckDB's cap, and two reached
+ * 1,008–1,248 MB at 1M requests (docs/performance.md#verify).
  */
 async function judgeInBatches(db: SnapshotDb, source: string, work: string): Promise<string[]> {
   const con = db.connection;
@@ -114,29 +108,12 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string): Pro
   // each part is sorted by line_no, and order kept costs memory in every operator.
   await con.run('SET preserve_insertion_order = false');
   const total = Number((await db.rows('SELECT count(*) AS n FROM w.lines'))[0]!.n);
-  const firsts = Array.from({ length: Math.max(1, Math.ceil(total / BATCH_LINES)) }, (_, i) => 1 + i * BATCH_LINES);
-  const parts = firsts.map((_, i) => path.join(work, `part-${i}.parquet`));
-  const threads = Number((await db.rows("SELECT current_setting('threads') AS t"))[0]!.t);
-  // The workers' own threads run their batches; DuckDB's pool gets the cores left over.
-  await con.run(`SET threads = ${Math.max(1, availableParallelism() - BATCH_WORKERS + 1)}`);
-  let next = 0;
-  const worker = async (c: DuckDBConnection) => {
-    try {
-      for (let i = next++; i < firsts.length; i = next++) {
-        await c.run(`COPY (${batchQuery(firsts[i]!, firsts[i]! + BATCH_LINES - 1)}) TO ${sqlString(parts[i]!)} (FORMAT parquet, COMPRESSION zstd)`);
-      }
-    } catch (err) {
-      next = firsts.length; // the other worker stops after its batch
-      throw err;
-    }
-  };
-  const others = await Promise.all(Array.from({ length: BATCH_WORKERS - 1 }, () => db.connect()));
-  // Every worker's statement ends before its connection closes, even when another failed.
-  const settled = await Promise.allSettled([con, ...others].map(worker));
-  for (const c of others) c.closeSync();
-  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  await con.run(`SET threads = ${threads}`);
+  const parts: string[] = [];
+  for (let first = 1, i = 0; i === 0 || first <= total; first += BATCH_LINES, i++) {
+    const part = path.join(work, `part-${i}.parquet`);
+    await con.run(`COPY (${batchQuery(first, first + BATCH_LINES - 1)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
+    parts.push(part);
+  }
   await con.run('SET preserve_insertion_order = true');
   await con.run('DETACH w');
   return parts;
