@@ -44,13 +44,12 @@ export function nightSql(t: DerivedTable, night: string): string {
 /**
  * Per night, the (ad system, seller id) pairs claimed DIRECT by two or more owners, and the
  * records claiming them: the DIRECT records of valid files (ads.txt and app-ads.txt) and the
- * file's owner (its first OWNERDOMAIN, else its subject) reduced to its registrable domain through
+ * file's owner (its first OWNERDOMAIN: view file_owner_domains; else its subject) reduced to its registrable domain through
  * OWNER_TABLE (grouped by the owner as written first, so the reduction is joined once per claim).
  */
 export function poolingNightsSql(nights: NightFilter): string {
   return `WITH owner AS (
-  SELECT snapshot_date, subject, file_kind, arg_min(value_domain, line_no) AS owner_domain
-  FROM ads_variables WHERE ${nights('snapshot_date')} AND name = 'OWNERDOMAIN' GROUP BY ALL
+  SELECT snapshot_date, subject, file_kind, owner_domain FROM file_owner_domains WHERE ${nights('snapshot_date')}
 ), written AS (
   SELECT r.snapshot_date, r.ad_system_domain, r.seller_account_id, coalesce(o.owner_domain, r.subject) AS owner_domain, count(*) AS records
   FROM ads_records r
