@@ -21,6 +21,7 @@ import { LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-ap
 import { completedRuns } from '../store/run-manifests.js';
 import { packageRoot } from '../util/package-root.js';
 import { sqlString } from '../util/sql-literal.js';
+import { isCalendarDate } from '../util/calendar-date.js';
 
 /** A filter on a table alias's `snapshot_date` (a night, or the report's window). */
 export type NightFilter = (column: string) => string;
@@ -37,7 +38,7 @@ const NIGHT = `getvariable('adsnap_derive_night')`;
  * read every night of the root: issue 34).
  */
 export function nightSql(t: DerivedTable, night: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(night)) throw new TypeError(`a night is YYYY-MM-DD, got ${JSON.stringify(night)}`);
+  if (!isCalendarDate(night)) throw new TypeError(`a night is YYYY-MM-DD, got ${JSON.stringify(night)}`);
   return t.sql.replaceAll(NIGHT, `DATE '${night}'`);
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { packageRoot } from '../util/package-root.js';
 import { isDirectory } from '../util/directory.js';
+import { isCalendarDate } from '../util/calendar-date.js';
 import { visible } from '../text/visible.js';
 import { percentText } from '../text/percent.js';
 import { headlineLines, readHeadline } from './headline.js';
@@ -29,7 +30,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   // A root named twice (or by two spellings of one path) is read once: rows are never doubled.
   const list = typeof roots === 'string' ? [roots] : [...new Map(roots.map((r) => [path.resolve(r), r])).values()];
   if (list.length === 0) throw new Error('no snapshot root given');
-  if (o.night !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(o.night)) throw new Error(`not a night: ${JSON.stringify(o.night)}`);
+  if (o.night !== undefined && !isCalendarDate(o.night)) throw new Error(`not a night: ${JSON.stringify(o.night)}`);
   // allowEmpty: an existing directory with no complete run yet opens with empty views (the report says so).
   for (const root of list) if (!(o.allowEmpty && isDirectory(root))) assertSnapshotRoot(root);
   // A private folder for what DuckDB spills past its memory limit. Its default for an in-memory
@@ -141,7 +142,11 @@ async function runScript(db: DuckDBConnection, sql: string): Promise<void> {
   for (let i = 0; i < script.count; i++) await (await script.prepare(i)).run();
 }
 
-/** The run manifests of `root` whose snapshot_date is `night`, spelled as the views' globs spell them (ROOT/_runs/NAME.json). */
+/**
+ * The run manifests of `root` whose snapshot_date is `night`, spelled as the views' globs spell them
+ * (ROOT/_runs/NAME.json, the root as given). Read here rather than through completedRuns
+ * (run-manifests.ts), which also checks every part of every run: a cost that grows with the nights.
+ */
 async function nightManifests(root: string, night: string): Promise<string[]> {
   const dir = path.join(root, '_runs');
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
