@@ -98,7 +98,7 @@ export class BodyStore {
         await this.ensureDir(path.dirname(p));
         return p;
       },
-      pathOf: (sha) => this.pathOf(sha),
+      has: (sha) => this.hasSync(sha),
     };
   }
 

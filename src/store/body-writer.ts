@@ -7,7 +7,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, renameSync, writeFileSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
@@ -49,8 +49,13 @@ export interface BodyWriterEnv {
   tempPath(): Promise<string>;
   /** Final path for a sha256, its directory created. */
   finalPath(sha256: string): Promise<string>;
-  /** Final path for a sha256, without touching the disk. */
-  pathOf(sha256: string): string;
+  /**
+   * Whether the body with this sha256 is stored already (BodyStore.hasSync: one synchronous stat
+   * that does not throw for a missing file). Most bodies of a night are new, and each asynchronous
+   * stat of a missing file built an error with its stack trace: 3.9 s of the main thread in a
+   * 20k-site crawl (docs/performance.md).
+   */
+  has(sha256: string): boolean;
 }
 
 type State = 'open' | 'oversize' | 'finished' | 'aborted';
@@ -104,7 +109,7 @@ export class StoreBodyWriter implements BodyWriter {
         await this.dropFile();
         return { sha256, bytes, stored: false, deduplicated: false };
       }
-      if (stored(this.env.pathOf(sha256))) {
+      if (this.env.has(sha256)) {
         // Dedup: the same bytes are already stored; drop ours (finishing the stream first).
         await this.dropFile();
         this.held = [];
@@ -191,21 +196,6 @@ export class StoreBodyWriter implements BodyWriter {
       this.tmp = null;
       await rm(tmp, { force: true });
     }
-  }
-}
-
-/**
- * Whether a body is stored already: one synchronous stat that returns undefined for a missing
- * file instead of throwing. Most bodies of a night are new, and each asynchronous stat of a
- * missing file built an error with its stack trace: 3.9 s of the main thread in a 20k-site crawl
- * (docs/performance.md). A stat of the page-cached store costs microseconds. An unreadable path
- * (EACCES, ENOTDIR…) counts as absent: the write that follows reports it.
- */
-function stored(p: string): boolean {
-  try {
-    return statSync(p, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
   }
 }
 
