@@ -45,8 +45,9 @@ export function nightSql(t: DerivedTable, night: string): string {
 /**
  * Per night, the (ad system, seller id) pairs claimed DIRECT by two or more owners, and the
  * records claiming them: the DIRECT records of valid files (ads.txt and app-ads.txt) and the
- * file's owner (its first OWNERDOMAIN: view file_owner_domains; else its subject) reduced to its registrable domain through
- * OWNER_TABLE (grouped by the owner as written first, so the reduction is joined once per claim).
+ * file's owner (its first OWNERDOMAIN, view file_owner_domains; else its subject) reduced to its
+ * registrable domain through OWNER_TABLE (grouped by the owner as written first, so the reduction
+ * is joined once per claim).
  */
 export function poolingNightsSql(nights: NightFilter): string {
   return `WITH owner AS (
