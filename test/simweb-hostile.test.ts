@@ -138,6 +138,16 @@ describe('simweb hostile hosts', () => {
     for (const k of ['tls-wrong-name', 'tls-expired', 'tls-abort']) expect((await get(p(k), o())).status).toBe(200);
   });
 
+  it('closes an aborted handshake\'s connection once the client has gone', async () => {
+    // The server sends its alert on a socket it had paused to read the ClientHello: unless it
+    // reads again, it never sees the client close, and the descriptor stays open for good.
+    const openBefore = w.stats().open;
+    for (let i = 0; i < 20; i++) expect((await get(h('tls-abort'), o())).error).toMatch(/EPROTO|ALERT_HANDSHAKE_FAILURE/);
+    const deadline = Date.now() + 5000;
+    while (w.stats().open > openBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(w.stats().open).toBeLessThanOrEqual(openBefore);
+  });
+
   it('https-only drops plain HTTP connections', async () => {
     expect((await get(p('https-only'), o())).status).toBeNull();
     expect((await get(h('https-only'), o())).status).toBe(200);
