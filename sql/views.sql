@@ -1131,12 +1131,6 @@ SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, ads
 FROM ads_records WHERE snapshot_date = CAST(night AS DATE)
 GROUP BY subject, file_kind, ad_system_domain, seller_account_id;
 
--- The same, one row per case-folded seller id: the match when no id is equal byte for byte.
-CREATE OR REPLACE MACRO adsnap_auth_records_folded(night) AS TABLE
-SELECT subject, file_kind, ad_system_domain, seller_key,
-       CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
-FROM adsnap_auth_records(night) GROUP BY subject, file_kind, ad_system_domain, seller_key;
-
 -- Each file's inventorypartnerdomain= directives (ads.txt 1.1 §4.6) by partner host.
 CREATE OR REPLACE MACRO adsnap_auth_partners(night) AS TABLE
 SELECT DISTINCT subject, file_kind, adsnap_host(value_domain) AS partner
@@ -1185,22 +1179,32 @@ CREATE OR REPLACE MACRO adsnap_auth_reason(kind, in_snapshot, has_host, file_val
 -- 'case_folded' (adsnap_seller_key), NULL when not found.
 CREATE OR REPLACE MACRO authorization_at(night) AS TABLE
 WITH f AS (SELECT * FROM adsnap_auth_files(night)),
-r AS (SELECT * FROM adsnap_auth_records(night)),
-rk AS (SELECT * FROM adsnap_auth_records_folded(night)),
+r AS MATERIALIZED (SELECT * FROM adsnap_auth_records(night)),
 p AS (SELECT * FROM adsnap_auth_partners(night)),
 apps_night AS (
   SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url
 ), sites AS (
   SELECT subject FROM f WHERE file_kind = 'ads.txt'
-), asked AS (
-  SELECT 'site' AS kind, r.subject AS target, r.subject, 'ads.txt' AS file_kind, r.ad_system_domain, r.seller_id, CAST(NULL AS VARCHAR) AS partner, 'ads.txt' AS named_by
+), own AS (
+  -- Each file's own records, asked of that file (named_by its kind): the record is there by
+  -- definition (the parser gives every record an ad system, a seller id and a relationship), so
+  -- the file's validity alone decides, and no record is looked up again: 'seller_listed'
+  -- (authorized, an exact match) or 'no_valid_file' (nonparticipating). Unique per row already
+  -- (r is one row per record key, f and apps_night one per file and store URL).
+  SELECT 'site' AS kind, r.subject AS target, r.subject, 'ads.txt' AS file_kind, r.ad_system_domain, r.seller_id, r.relationship,
+         'ads.txt' AS named_by, f.valid AS file_valid
   FROM r JOIN f ON f.subject = r.subject AND f.file_kind = r.file_kind WHERE r.file_kind = 'ads.txt'
   UNION ALL
-  SELECT 'app', a.store_url, a.subject, 'app-ads.txt', r.ad_system_domain, r.seller_id, NULL, 'app-ads.txt'
+  SELECT 'app', a.store_url, a.subject, 'app-ads.txt', r.ad_system_domain, r.seller_id, r.relationship, 'app-ads.txt', coalesce(ff.valid, false)
   FROM apps_night a JOIN r ON r.subject = a.subject AND r.file_kind = 'app-ads.txt'
-  UNION ALL
-  SELECT CASE WHEN p.file_kind = 'app-ads.txt' THEN 'app' ELSE 'site' END, coalesce(a.store_url, p.subject), p.subject, p.file_kind,
-         r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt'
+  LEFT JOIN f ff ON ff.subject = a.subject AND ff.file_kind = 'app-ads.txt'
+), own_reasoned AS (
+  SELECT *, adsnap_auth_reason(kind, true, true, file_valid, true, ad_system_domain IS NOT NULL AND seller_id IS NOT NULL AND relationship IS NOT NULL,
+                               NULL, false, false, false) AS reason
+  FROM own
+), asked AS (
+  SELECT CASE WHEN p.file_kind = 'app-ads.txt' THEN 'app' ELSE 'site' END AS kind, coalesce(a.store_url, p.subject) AS target, p.subject,
+         p.file_kind, r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt' AS named_by
   FROM p JOIN r ON r.subject = p.partner AND r.file_kind = 'ads.txt'
   LEFT JOIN apps_night a ON p.file_kind = 'app-ads.txt' AND a.subject = p.subject
   WHERE p.file_kind = 'ads.txt' OR a.store_url IS NOT NULL
@@ -1210,6 +1214,15 @@ apps_night AS (
   LEFT JOIN sites t ON t.subject = s.domain_host
   LEFT JOIN sites t2 ON t.subject IS NULL AND t2.subject = substr(s.domain_host, strpos(s.domain_host, '.') + 1)
   WHERE s.seller_type IN ('PUBLISHER', 'BOTH') AND s.domain_host IS NOT NULL
+), looked_up AS MATERIALIZED (
+  -- The records the asked pairs can match: those of the files asked and of the partners named
+  -- (whole files, so the folded ids below are those of the whole file), not every record.
+  SELECT * FROM r WHERE subject IN (SELECT subject FROM asked UNION SELECT partner FROM asked)
+), rk AS (
+  -- The same, one row per case-folded seller id: the match when no id is equal byte for byte.
+  SELECT subject, file_kind, ad_system_domain, seller_key,
+         CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
+  FROM looked_up GROUP BY subject, file_kind, ad_system_domain, seller_key
 ), judged AS (
   SELECT a.*, coalesce(ff.valid, false) AS file_valid, ff.status AS file_status, re.relationship AS re_rel, rf.relationship AS rf_rel,
          pp.partner IS NOT NULL AS partner_declared, coalesce(pf.valid, false) AS partner_valid,
@@ -1219,13 +1232,20 @@ apps_night AS (
                             coalesce(pf.valid, false), coalesce(pe.relationship, pk.relationship) IS NOT NULL) AS reason
   FROM asked a
   LEFT JOIN f ff ON ff.subject = a.subject AND ff.file_kind = a.file_kind
-  LEFT JOIN r re ON re.subject = a.subject AND re.file_kind = a.file_kind AND re.ad_system_domain = a.ad_system_domain AND re.seller_id = a.seller_id
+  LEFT JOIN looked_up re ON re.subject = a.subject AND re.file_kind = a.file_kind AND re.ad_system_domain = a.ad_system_domain AND re.seller_id = a.seller_id
   LEFT JOIN rk rf ON rf.subject = a.subject AND rf.file_kind = a.file_kind AND rf.ad_system_domain = a.ad_system_domain AND rf.seller_key = adsnap_seller_key(a.seller_id)
   LEFT JOIN p pp ON pp.subject = a.subject AND pp.file_kind = a.file_kind AND pp.partner = a.partner
   LEFT JOIN f pf ON pf.subject = a.partner AND pf.file_kind = 'ads.txt'
-  LEFT JOIN r pe ON pe.subject = a.partner AND pe.file_kind = 'ads.txt' AND pe.ad_system_domain = a.ad_system_domain AND pe.seller_id = a.seller_id
+  LEFT JOIN looked_up pe ON pe.subject = a.partner AND pe.file_kind = 'ads.txt' AND pe.ad_system_domain = a.ad_system_domain AND pe.seller_id = a.seller_id
   LEFT JOIN rk pk ON pk.subject = a.partner AND pk.file_kind = 'ads.txt' AND pk.ad_system_domain = a.ad_system_domain AND pk.seller_key = adsnap_seller_key(a.seller_id)
 )
+SELECT CAST(night AS DATE) AS snapshot_date, kind, target, subject AS file_host, ad_system_domain, seller_id,
+       CAST(NULL AS VARCHAR) AS inventorypartnerdomain, named_by, adsnap_auth_verdict(reason, false) AS authorization,
+       reason AS authorization_reason, file_kind AS decided_by,
+       CASE WHEN reason = 'seller_listed' THEN relationship END AS relationship,
+       CASE WHEN reason = 'seller_listed' THEN 'exact' END AS seller_match
+FROM own_reasoned
+UNION ALL
 SELECT DISTINCT CAST(night AS DATE) AS snapshot_date, kind, target, subject AS file_host, ad_system_domain, seller_id,
        partner AS inventorypartnerdomain, named_by,
        adsnap_auth_verdict(reason, partner IS NOT NULL) AS authorization, reason AS authorization_reason,
@@ -1234,3 +1254,20 @@ SELECT DISTINCT CAST(night AS DATE) AS snapshot_date, kind, target, subject AS f
        CASE WHEN reason = 'seller_listed' THEN CASE WHEN re_rel IS NOT NULL THEN 'exact' ELSE 'case_folded' END
             WHEN reason = 'partner_seller_listed' THEN CASE WHEN p_exact THEN 'exact' ELSE 'case_folded' END END AS seller_match
 FROM judged;
+
+-- authorization_at's rows of one night counted (the report's section 11): per (named_by, kind, ad
+-- system, verdict, reason, relationship) the pairs (rows of authorization_at) and the distinct
+-- targets (the sites or apps asked for); and per (named_by, kind, verdict, reason) the same over
+-- every ad system (all_ad_systems true; ad_system_domain and relationship NULL), whose targets
+-- are counted once however many ad systems name them. A NULL night has no rows.
+CREATE OR REPLACE MACRO authorization_counts_defined_at(night) AS TABLE
+SELECT CAST(night AS DATE) AS snapshot_date, * FROM (
+  SELECT named_by, kind, grouping(ad_system_domain) = 1 AS all_ad_systems, ad_system_domain,
+         "authorization", authorization_reason, relationship, count(*) AS pairs, count(DISTINCT target) AS targets
+  FROM authorization_at(night) WHERE adsnap_underived(CAST(night AS DATE))
+  GROUP BY GROUPING SETS ((named_by, kind, ad_system_domain, "authorization", authorization_reason, relationship),
+                          (named_by, kind, "authorization", authorization_reason)));
+
+-- authorization_counts_at(night): the definition's rows; `adsnap sql` and the report replace it
+-- with the derived rows when the night has a current derived set.
+CREATE OR REPLACE MACRO authorization_counts_at(night) AS TABLE SELECT * FROM authorization_counts_defined_at(night);

@@ -252,6 +252,29 @@ describe('authorization_at(night): the same verdicts in SQL', () => {
         { kind: 'app', target: `${STORE}/12345/programmerA`, ad_system_domain: 'ssp.com', seller_id: 'vwxyz', inventorypartnerdomain: 'vmvpdb.com', authorization: 'authorized', authorization_reason: 'partner_seller_listed', decided_by: 'partner ads.txt', seller_match: 'exact' },
         { kind: 'app', target: `${STORE}/67890/vmvpdB`, ad_system_domain: 'ssp.com', seller_id: 'abcde', inventorypartnerdomain: 'programmera.com', authorization: 'authorized', authorization_reason: 'partner_seller_listed', decided_by: 'partner ads.txt', seller_match: 'exact' },
       ]);
+      // A file's own records, asked of the file itself: its validity decides, the match is exact.
+      expect(await q(`named_by IN ('ads.txt', 'app-ads.txt') AND (target = 'publishersite.com' OR target = '${STORE}/12345/programmerA')`)).toEqual([
+        { kind: 'app', target: `${STORE}/12345/programmerA`, ad_system_domain: 'ssp.com', seller_id: 'abcde', inventorypartnerdomain: null, authorization: 'authorized', authorization_reason: 'seller_listed', decided_by: 'app-ads.txt', seller_match: 'exact' },
+        { kind: 'site', target: 'publishersite.com', ad_system_domain: 'ssp.com', seller_id: 'ssw-ssp-001', inventorypartnerdomain: null, authorization: 'authorized', authorization_reason: 'seller_listed', decided_by: 'ads.txt', seller_match: 'exact' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('authorization_counts_at counts its rows: per ad system, and over every ad system with each target once', async () => {
+    const db = await openSnapshotDb(root, { derived: false });
+    try {
+      const diff = (a: string, b: string) => db.rows(`SELECT count(*) AS n FROM ((${a}) EXCEPT ALL (${b}))`);
+      const counts = `SELECT * EXCLUDE (snapshot_date) FROM authorization_counts_at('${NIGHT}')`;
+      const perSystem = `SELECT named_by, kind, false AS all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship, count(*) AS pairs, count(DISTINCT target) AS targets
+                         FROM authorization_at('${NIGHT}') GROUP BY ALL`;
+      const overAll = `SELECT named_by, kind, true, NULL, "authorization", authorization_reason, NULL, count(*), count(DISTINCT target) FROM authorization_at('${NIGHT}') GROUP BY named_by, kind, "authorization", authorization_reason`;
+      const want = `${perSystem} UNION ALL ${overAll}`;
+      expect(await diff(counts, want)).toEqual([{ n: 0 }]);
+      expect(await diff(want, counts)).toEqual([{ n: 0 }]);
+      // The partner paths to apps, over every ad system: two pairs, two apps, both authorized.
+      expect(await db.rows(`SELECT pairs, targets FROM authorization_counts_at('${NIGHT}') WHERE all_ad_systems AND named_by = 'partner ads.txt' AND kind = 'app'`)).toEqual([{ pairs: 2, targets: 2 }]);
     } finally {
       db.close();
     }

@@ -67,9 +67,9 @@ export function setupStatements(siteChangesSql: string): string[] {
     `CREATE OR REPLACE TEMP TABLE report_headline AS SELECT * FROM headline_figures_at(getvariable('report_to_night'))`,
     // The latest night's ad_system_coverage, read by two figures.
     `CREATE OR REPLACE TEMP TABLE report_coverage AS SELECT * FROM ad_system_coverage WHERE snapshot_date = getvariable('report_to_night')`,
-    // The latest night's verdicts that section 11 counts (the pairs named by a sellers.json and by a
-    // partner's ads.txt: small), computed once: authorization_at is the report's costliest macro.
-    `CREATE OR REPLACE TEMP TABLE report_authorization AS SELECT * FROM authorization_at(getvariable('report_to_night')) WHERE named_by IN ('sellers.json', 'partner ads.txt')`,
+    // The latest night's verdicts counted, read by section 11: the derived rows when the night has
+    // a current set, else authorization_at over the night's records (the report's costliest macro).
+    `CREATE OR REPLACE TEMP TABLE report_authorization AS SELECT * FROM authorization_counts_at(getvariable('report_to_night'))`,
   ];
 }
 

@@ -1,7 +1,7 @@
 /** Checks shared by the derived-table tests on a series (derived.test.ts) and on the demo (headline.test.ts). */
 import path from 'node:path';
 import { openSnapshotDb } from '../../src/sql/snapshot-db.js';
-import { DERIVED_TABLES, readMarker } from '../../src/sql/derived.js';
+import { DERIVED_TABLES, definedAt, readMarker } from '../../src/sql/derived.js';
 import type { ReportJson } from '../../src/report/index.js';
 
 /**
@@ -21,8 +21,8 @@ export async function derivedAgainstViews(root: string, date: string, o: { skip?
           ? `(SELECT CAST('${date}' AS DATE) AS snapshot_date, count(*)::BIGINT AS pooled_ids, coalesce(sum(n), 0)::BIGINT AS pooled_records FROM (
                SELECT ad_system_domain, seller_account_id, count(DISTINCT owner_domain) AS owners, count(*) AS n
                FROM seller_match WHERE relationship = 'DIRECT' AND snapshot_date = '${date}' GROUP BY ALL) WHERE owners >= 2)`
-          : t.view === 'headline_figures_at'
-            ? `(SELECT * FROM headline_figures_defined_at(DATE '${date}'))`
+          : t.view?.endsWith('_at')
+            ? `(SELECT * FROM ${definedAt(t.view)}(DATE '${date}'))`
             : `(SELECT * FROM ${t.view}_defined WHERE snapshot_date = '${date}')`;
       const [d] = await db.rows(`SELECT (SELECT count(*) FROM ${part}) AS n, (SELECT count(*) FROM (SELECT * FROM ${part} EXCEPT ALL SELECT * FROM ${want})) AS extra,
         (SELECT count(*) FROM (SELECT * FROM ${want} EXCEPT ALL SELECT * FROM ${part})) AS lacking`);
