@@ -1179,7 +1179,7 @@ CREATE OR REPLACE MACRO adsnap_auth_reason(kind, in_snapshot, has_host, file_val
 -- 'case_folded' (adsnap_seller_key), NULL when not found.
 CREATE OR REPLACE MACRO authorization_at(night) AS TABLE
 WITH f AS (SELECT * FROM adsnap_auth_files(night)),
-r AS MATERIALIZED (SELECT * FROM adsnap_auth_records(night)),
+r AS (SELECT * FROM adsnap_auth_records(night)),
 p AS (SELECT * FROM adsnap_auth_partners(night)),
 apps_night AS (
   SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url
@@ -1202,27 +1202,34 @@ apps_night AS (
   SELECT *, adsnap_auth_reason(kind, true, true, file_valid, true, ad_system_domain IS NOT NULL AND seller_id IS NOT NULL AND relationship IS NOT NULL,
                                NULL, false, false, false) AS reason
   FROM own
-), asked AS (
-  SELECT CASE WHEN p.file_kind = 'app-ads.txt' THEN 'app' ELSE 'site' END AS kind, coalesce(a.store_url, p.subject) AS target, p.subject,
-         p.file_kind, r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt' AS named_by
-  FROM p JOIN r ON r.subject = p.partner AND r.file_kind = 'ads.txt'
-  LEFT JOIN apps_night a ON p.file_kind = 'app-ads.txt' AND a.subject = p.subject
-  WHERE p.file_kind = 'ads.txt' OR a.store_url IS NOT NULL
-  UNION ALL
-  SELECT 'site', s.domain_host, coalesce(t.subject, t2.subject), 'ads.txt', s.ad_system_domain, s.seller_id, NULL, 'sellers.json'
+), sellers_asked AS (
+  -- Each PUBLISHER/BOTH entry asked of the site its domain names, else of that host's parent.
+  SELECT 'site' AS kind, s.domain_host AS target, coalesce(t.subject, t2.subject) AS subject, 'ads.txt' AS file_kind, s.ad_system_domain, s.seller_id,
+         CAST(NULL AS VARCHAR) AS partner, 'sellers.json' AS named_by
   FROM adsnap_auth_sellers(night) s
   LEFT JOIN sites t ON t.subject = s.domain_host
-  LEFT JOIN sites t2 ON t.subject IS NULL AND t2.subject = substr(s.domain_host, strpos(s.domain_host, '.') + 1)
+  -- The key NULL where the join does not apply (a condition on one side only is a nested-loop join).
+  LEFT JOIN sites t2 ON t2.subject = CASE WHEN t.subject IS NULL THEN substr(s.domain_host, strpos(s.domain_host, '.') + 1) END
   WHERE s.seller_type IN ('PUBLISHER', 'BOTH') AND s.domain_host IS NOT NULL
 ), looked_up AS MATERIALIZED (
-  -- The records the asked pairs can match: those of the files asked and of the partners named
-  -- (whole files, so the folded ids below are those of the whole file), not every record.
-  SELECT * FROM r WHERE subject IN (SELECT subject FROM asked UNION SELECT partner FROM asked)
+  -- The records the pairs below can match: those of the files that declare a partner, of the
+  -- partners, and of the sites sellers.json names (whole files, so the folded ids are those of the
+  -- whole file), not every record of the night.
+  SELECT * FROM r
+  WHERE subject IN (SELECT subject FROM p UNION SELECT partner FROM p UNION SELECT subject FROM sellers_asked)
 ), rk AS (
   -- The same, one row per case-folded seller id: the match when no id is equal byte for byte.
   SELECT subject, file_kind, ad_system_domain, seller_key,
          CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
   FROM looked_up GROUP BY subject, file_kind, ad_system_domain, seller_key
+), asked AS (
+  SELECT CASE WHEN p.file_kind = 'app-ads.txt' THEN 'app' ELSE 'site' END AS kind, coalesce(a.store_url, p.subject) AS target, p.subject,
+         p.file_kind, r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt' AS named_by
+  FROM p JOIN looked_up r ON r.subject = p.partner AND r.file_kind = 'ads.txt'
+  LEFT JOIN apps_night a ON p.file_kind = 'app-ads.txt' AND a.subject = p.subject
+  WHERE p.file_kind = 'ads.txt' OR a.store_url IS NOT NULL
+  UNION ALL
+  SELECT * FROM sellers_asked
 ), judged AS (
   SELECT a.*, coalesce(ff.valid, false) AS file_valid, ff.status AS file_status, re.relationship AS re_rel, rf.relationship AS rf_rel,
          pp.partner IS NOT NULL AS partner_declared, coalesce(pf.valid, false) AS partner_valid,
