@@ -416,19 +416,20 @@ CREATE OR REPLACE VIEW scope_relationships AS SELECT * FROM scope_relationships_
 CREATE OR REPLACE VIEW ad_system_coverage AS
 WITH requests AS (
   SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
-), nights AS (
-  SELECT DISTINCT snapshot_date, ad_system_domain FROM seller_match
+), counted AS (
+  -- seller_match read once (it joins every record to its sellers.json), grouped first.
+  SELECT snapshot_date, ad_system_domain, count(*) AS records,
+         count(*) FILTER (WHERE seller_checkable) AS checkable, count(*) FILTER (WHERE seller_found) AS found
+  FROM seller_match GROUP BY snapshot_date, ad_system_domain
 ), asked AS (
   SELECT n.snapshot_date, n.ad_system_domain, q.url
-  FROM nights n ASOF LEFT JOIN requests q ON q.subject = n.ad_system_domain AND q.snapshot_date <= n.snapshot_date
+  FROM counted n ASOF LEFT JOIN requests q ON q.subject = n.ad_system_domain AND q.snapshot_date <= n.snapshot_date
 )
-SELECT m.snapshot_date, m.ad_system_domain, count(*) AS records,
-       count(*) FILTER (WHERE m.seller_checkable) AS checkable,
-       count(*) FILTER (WHERE m.seller_found) AS found,
+SELECT m.snapshot_date, m.ad_system_domain, any_value(m.records) AS records, any_value(m.checkable) AS checkable, any_value(m.found) AS found,
        any_value(sf.status) AS sellers_json_status,
        coalesce(any_value(sl.location_url), any_value(a.url)) AS sellers_json_url,
        coalesce(any_value(sl.location) = 'spec', any_value(a.url) = 'https://' || m.ad_system_domain || '/sellers.json') AS at_spec_location
-FROM seller_match m
+FROM counted m
 LEFT JOIN files sf ON sf.snapshot_date = m.snapshot_date AND sf.subject = m.ad_system_domain AND sf.file_kind = 'sellers.json'
 LEFT JOIN asked a ON a.snapshot_date = m.snapshot_date AND a.ad_system_domain = m.ad_system_domain
 -- Read through to_json: snapshots written before the location columns existed have none (NULL here).
