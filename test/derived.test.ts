@@ -160,6 +160,12 @@ describe('derived tables', () => {
     const before = await report([old], 'before');
     expect(before.underived_nights).toEqual([...NIGHTS]);
     expect(before.missing.join('\n')).toMatch(/2026-11-20, 2026-11-21, 2026-11-22 have no current derived tables.*adsnap derive/);
+    // On stderr before the setup's first step: a report that then runs out of memory has said why, and what to run.
+    const cli = await runCli(['report', old, '--out', tempDir()], { env: { ADSNAP_REPORT_TIMING: '1' } });
+    expect(cli.code, cli.stderr).toBe(0);
+    const notice = cli.stderr.indexOf('have no current derived tables');
+    expect(notice).toBeGreaterThan(-1);
+    expect(notice).toBeLessThan(cli.stderr.indexOf('setup '));
     const derive = await runCli(['derive', old]);
     expect(derive.code, derive.stderr).toBe(0);
     expect(derive.stdout).toMatch(/3 nights derived, 0 already current/);

@@ -92,6 +92,9 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
 
     const window: ReportWindow | null =
       nights.length === 0 ? null : { from: o.from ?? nights[0]!, to: o.to ?? nights[nights.length - 1]!, firstNight: nights[0]!, latestNight: nights[nights.length - 1]! };
+    // Said before the setup runs: over a large series, the definitions' side may run out of
+    // memory, and the notice with its command is then the last thing the user reads before the error.
+    const underived = window ? announceUnderived(nights.filter((d) => !db.derived.nights.includes(d)), missing) : [];
     // Values are bound (setVariable); setup_sql has them written out, for `adsnap sql`.
     const setup: string[] = [];
     if (window) {
@@ -106,7 +109,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     await mkdir(o.outDir, { recursive: true });
     // The pooling section's owners as registrable domains (owners.ts): a file beside the report, loaded by setup_sql.
     if (window) setup.push(await ownerTableSetup(db.connection, path.resolve(o.outDir, OWNER_CSV)));
-    const underived = window ? await useDerivedNights(db, nights, setup, missing) : [];
+    if (window) await useDerivedNights(db, underived, setup);
 
     const sections: { key: string; title: string; intro: string; figures: FigureResult[] }[] = [];
     for (const s of SECTIONS) {
@@ -151,16 +154,18 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
 /**
  * The nights' derived sets (src/sql/derived.ts; openSnapshotDb read them): the night summaries of
  * the window into the temp table report_night_summary, and the nights the definitions answer for
- * (the variable report_viewed_nights, macro report_viewed); these statements join `setup`. Nights
- * without a current set are named on stderr and on the page, with the command that derives them.
+ * (`underived`: the variable report_viewed_nights, macro report_viewed); these statements join `setup`.
  */
-async function useDerivedNights(db: Awaited<ReturnType<typeof openSnapshotDb>>, nights: readonly string[], setup: string[], missing: string[]): Promise<string[]> {
+async function useDerivedNights(db: Awaited<ReturnType<typeof openSnapshotDb>>, underived: readonly string[], setup: string[]): Promise<void> {
   const collect = `CREATE OR REPLACE TEMP TABLE report_night_summary AS SELECT snapshot_date, pooled_ids, pooled_records FROM night_summary WHERE in_window(snapshot_date)`;
   await db.rows(collect);
-  const underived = nights.filter((d) => !db.derived.nights.includes(d));
-  setup.push(collect, await bind(db, { name: 'report_viewed_nights', type: 'DATE[]', value: underived }));
+  setup.push(collect, await bind(db, { name: 'report_viewed_nights', type: 'DATE[]', value: [...underived] }));
   await db.rows(VIEWED_NIGHTS_MACRO);
   setup.push(VIEWED_NIGHTS_MACRO);
+}
+
+/** Nights without a current derived set, named on stderr and on the page with the command that derives them. Returns them. */
+function announceUnderived(underived: string[], missing: string[]): string[] {
   if (underived.length > 0) {
     const said = `${underived.length === 1 ? 'Night' : 'Nights'} ${listed(underived)} ${underived.length === 1 ? 'has' : 'have'} no current derived tables: their figures were computed from the views' definitions (the same numbers, slower). \`adsnap derive ROOT\` writes them.`;
     missing.push(said);
