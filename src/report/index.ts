@@ -94,7 +94,8 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       nights.length === 0 ? null : { from: o.from ?? nights[0]!, to: o.to ?? nights[nights.length - 1]!, firstNight: nights[0]!, latestNight: nights[nights.length - 1]! };
     // Said before the setup runs: over a large series, the definitions' side may run out of
     // memory, and the notice with its command is then the last thing the user reads before the error.
-    const underived = window ? announceUnderived(nights.filter((d) => !db.derived.nights.includes(d)), missing) : [];
+    const underived = window ? nights.filter((d) => !db.derived.nights.includes(d)) : [];
+    announceUnderived(underived, missing);
     // Values are bound (setVariable); setup_sql has them written out, for `adsnap sql`.
     const setup: string[] = [];
     if (window) {
@@ -164,14 +165,13 @@ async function useDerivedNights(db: Awaited<ReturnType<typeof openSnapshotDb>>, 
   setup.push(VIEWED_NIGHTS_MACRO);
 }
 
-/** Nights without a current derived set, named on stderr and on the page with the command that derives them. Returns them. */
-function announceUnderived(underived: string[], missing: string[]): string[] {
+/** Nights without a current derived set, named on stderr and on the page with the command that derives them. */
+function announceUnderived(underived: readonly string[], missing: string[]): void {
   if (underived.length > 0) {
     const said = `${underived.length === 1 ? 'Night' : 'Nights'} ${listed(underived)} ${underived.length === 1 ? 'has' : 'have'} no current derived tables: their figures were computed from the views' definitions (the same numbers, slower). \`adsnap derive ROOT\` writes them.`;
     missing.push(said);
     process.stderr.write(`adsnap report: ${said}\n`);
   }
-  return underived;
 }
 
 /** The macro naming the nights of the window without a current derived set (the variable report_viewed_nights, DATE[]): the definitions answer for them. */
