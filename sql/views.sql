@@ -558,11 +558,18 @@ WHERE adsnap_observed(file_kind, status)
   AND coalesce(obtained, 'fetched') <> 'carried_forward'
 WINDOW w AS (PARTITION BY subject, file_kind ORDER BY snapshot_date);
 
-CREATE OR REPLACE VIEW record_changes AS
+-- The pairs of consecutive observations of an ads.txt / app-ads.txt whose body or status differ:
+-- the files whose records record_changes compares.
+CREATE OR REPLACE VIEW file_change_pairs AS
+SELECT snapshot_date, previous_date, subject, file_kind FROM file_observations
+WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND previous_date IS NOT NULL
+  AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status);
+
+-- The records added and removed between the pairs of file_change_pairs (the view as it is when
+-- called: a night's derivation reads its own pairs, src/report/derived.ts).
+CREATE OR REPLACE MACRO adsnap_record_changes_of_pairs() AS TABLE
 WITH obs AS (
-  SELECT snapshot_date, previous_date, subject, file_kind FROM file_observations
-  WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND previous_date IS NOT NULL
-    AND (sha256 IS DISTINCT FROM previous_sha256 OR status IS DISTINCT FROM previous_status)
+  SELECT snapshot_date, previous_date, subject, file_kind FROM file_change_pairs
 ), wanted AS (
   SELECT snapshot_date AS night, subject, file_kind FROM obs UNION SELECT previous_date, subject, file_kind FROM obs
 ), recs AS MATERIALIZED (
@@ -583,6 +590,13 @@ SELECT snapshot_date, previous_date, subject, file_kind, CASE WHEN bool_and(late
 FROM sides
 GROUP BY snapshot_date, previous_date, subject, file_kind, ad_system_domain, seller_account_id, relationship, cert_authority_id
 HAVING bool_and(later) OR NOT bool_or(later);
+
+CREATE OR REPLACE VIEW record_changes_defined AS SELECT * FROM adsnap_record_changes_of_pairs();
+
+-- record_changes: the rows of record_changes_defined; `adsnap sql` and the report read a night's
+-- derived table instead where it has a current one (the same rows; its derivation reads the night
+-- before's and, for a file not observed then, the night of its last observation: docs/reference/derived.md).
+CREATE OR REPLACE VIEW record_changes AS SELECT * FROM record_changes_defined;
 
 -- sellers.json entries between consecutive observations of the same ad system's file (read, or a
 -- 404; a night it could not be read is skipped, see above): 'added', 'removed', 'type_changed'

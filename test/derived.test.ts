@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../pipelines/crawl.js';
 import { reparse } from '../pipelines/reparse.js';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
-import { DERIVED_TABLES, derivedKey, markerPath, readMarker, type DerivedMarker } from '../src/sql/derived.js';
+import { DERIVED_TABLES, SERIES_TABLES, derivedKey, markerPath, readMarker, readSeriesMarker, seriesMarkerPath, type DerivedMarker } from '../src/sql/derived.js';
 import { derivedAgainstViews, oneNumber } from './helpers/derived-check.js';
 import { buildReport, type ReportJson } from '../src/report/index.js';
 import { deriveRoot } from '../src/report/derived.js';
@@ -38,6 +38,8 @@ const SITE: Record<string, Served[]> = {
   // b.test is served as text/html-less octet-stream on night 2: declaring, not valid (the narrower population).
   'https://b.test/ads.txt': [txt('OWNERDOMAIN=b.test\nadx.test, 1, DIRECT\nadx.test, 77, DIRECT\n'), { status: 200, body: 'adx.test, 1, DIRECT\nadx.test, 77, DIRECT\n', headers: { 'content-type': 'application/octet-stream' } }],
   'https://c.test/ads.txt': [{ status: 404 }, txt('adx.test, 1, DIRECT\nplaceholder.example.com, placeholder, DIRECT\n')],
+  // d.test fails on night 2 (not an observation): night 3's changes are against night 1's file, read through the carry.
+  'https://d.test/ads.txt': [txt('adx.test, 1, DIRECT\nadx.test, 40, RESELLER\n'), { status: 503, body: 'busy' }, txt('adx.test, 1, DIRECT\nadx.test, 41, RESELLER\n')],
   'https://a.test/robots.txt': [txt('User-agent: *\nDisallow: /private\n'), txt('User-agent: *\nDisallow: /private\n'), WALL],
   'https://adx.test/sellers.json': [sellers([['1', 'PUBLISHER', 'a.test'], ['5', 'PUBLISHER', 'x.test']]), sellers([['1', 'PUBLISHER', 'a.test'], ['2', 'PUBLISHER', 'a.test']]), txt('{"sellers": [ not json')],
   'https://adz.test/sellers.json': [sellers([['9', 'PUBLISHER', 'a.test']])],
@@ -63,7 +65,7 @@ beforeAll(async () => {
   const dir = tempDir();
   out = path.join(dir, 'out');
   domains = path.join(dir, 'top.csv');
-  writeFileSync(domains, '1,a.test\n2,b.test\n3,c.test\n');
+  writeFileSync(domains, '1,a.test\n2,b.test\n3,c.test\n4,d.test\n');
   fetchOptions = { connectTo: web.connectTo, caCerts: [tls.caPem], retries: 0 };
   for (const [i, date] of NIGHTS.entries()) {
     night = i;
@@ -147,8 +149,9 @@ describe('derived tables', () => {
     expect([total.records, total.checkable, total.missing]).toEqual([json.headline.direct_record_share_root.denominator, json.headline.seller_id_not_found_root.denominator, json.headline.seller_id_not_found_root.n]);
     // Night 3: adx's sellers.json unreadable, so its records are not checkable; night 2 counts b.test's invalid file.
     expect(json.headline.seller_id_not_found_root.denominator).toBeLessThan(json.headline.direct_record_share_root.denominator!);
-    // Night 2: a.test 4, b.test 2 (served as application/octet-stream: declaring, not valid, yet root records), c.test 1 (its placeholder left out).
-    expect(head('2026-11-21', 'direct_record_share_root').denominator).toBe(7);
+    // Night 2: a.test 4, b.test 2 (served as application/octet-stream: declaring, not valid, yet root records), c.test 1 (its placeholder
+    // left out), d.test 2 (its night-1 file carried forward after a 503: it still declares, not an observation for record_changes).
+    expect(head('2026-11-21', 'direct_record_share_root').denominator).toBe(9);
     // The narrower population (valid files) shows the headline's number beside its own.
     expect(oneNumber(json)).toEqual([]);
     expect(json.window.nights.at(-1)).toBe(latest);
@@ -204,7 +207,7 @@ describe('derived tables', () => {
     expect(await derivedAgainstViews(root, NIGHTS[1])).toEqual([]);
     const files = derivedFiles(root);
     // One set per night: the stale parts are gone.
-    expect([...files.keys()].filter((f) => f.includes(`snapshot_date=${NIGHTS[1]}`))).toHaveLength(DERIVED_TABLES.length);
+    expect([...files.keys()].filter((f) => f.includes(`snapshot_date=${NIGHTS[1]}`))).toHaveLength(DERIVED_TABLES.length + SERIES_TABLES.length);
     const again = await runCli(['derive', root]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/0 nights derived, 3 already current/);
@@ -248,7 +251,7 @@ describe('derived tables', () => {
     const m = (await readMarker(root, NIGHTS[2]))!;
     expect(m.runs).toContain('second-crawl');
     expect(m.runs).toHaveLength(2);
-    expect([...derivedFiles(root).keys()].filter((f) => f.includes(`snapshot_date=${NIGHTS[2]}`) && f.endsWith('.parquet'))).toHaveLength(DERIVED_TABLES.length);
+    expect([...derivedFiles(root).keys()].filter((f) => f.includes(`snapshot_date=${NIGHTS[2]}`) && f.endsWith('.parquet'))).toHaveLength(DERIVED_TABLES.length + SERIES_TABLES.length);
     // A night in two runs doubles rows in the views' joins, and the independent pooling SQL doubles them otherwise: the views only.
     expect(await derivedAgainstViews(root, NIGHTS[2], { skip: ['night_summary'] })).toEqual([]);
     const rebuilt = path.join(tempDir(), 'reparsed');
@@ -257,7 +260,38 @@ describe('derived tables', () => {
     expect(await derivedAgainstViews(rebuilt, NIGHTS[1])).toEqual([]);
   }, 600_000);
 
-  it('a night held by two roots read together is read from the definitions', { timeout: 120_000 }, async () => {
+  it('record changes: a file not observed the night before is compared with its last observation; a night crawled again re-derives the changes of the nights after it', { timeout: 600_000 }, async () => {
+    const db = await openSnapshotDb(out);
+    try {
+      const rows = await db.rows(`SELECT snapshot_date::VARCHAR AS night, previous_date::VARCHAR AS previous, change, seller_account_id FROM record_changes WHERE subject = 'd.test' ORDER BY ALL`);
+      expect(rows).toEqual([
+        { night: NIGHTS[2], previous: NIGHTS[0], change: 'added', seller_account_id: '41' },
+        { night: NIGHTS[2], previous: NIGHTS[0], change: 'removed', seller_account_id: '40' },
+      ]);
+    } finally {
+      db.close();
+    }
+    const root = copyRoot('again-2');
+    const before = (await readSeriesMarker(root, NIGHTS[2]))!;
+    // Night 2 crawled again, d.test answering this time: night 3's changes are now against night 2.
+    rmSync(seriesMarkerPath(root, NIGHTS[0]));
+    night = 2;
+    await crawl({ domains, outDir: root, snapshotDate: NIGHTS[1], runId: 'night-2-again', now: new Date(T0 + 86_400_000), checkpointSeconds: 0, fetch: fetchOptions });
+    const after = (await readSeriesMarker(root, NIGHTS[2]))!;
+    expect(after.earlier).not.toBe(before.earlier);
+    expect(existsSync(seriesMarkerPath(root, NIGHTS[0]))).toBe(true);
+    for (const d of NIGHTS) expect(await derivedAgainstViews(root, d, { skip: ['night_summary'] })).toEqual([]);
+    const db2 = await openSnapshotDb(root);
+    try {
+      expect(db2.derived.underived).toEqual([]);
+      const [d] = await db2.rows(`SELECT count(*) AS n FROM record_changes WHERE subject = 'd.test' AND snapshot_date = '${NIGHTS[2]}' AND previous_date = '${NIGHTS[1]}'`);
+      expect(d!.n).toBe(0);
+    } finally {
+      db2.close();
+    }
+  });
+
+  it('a night held by two roots read together is read from the definitions, and so are the changes of the nights after it', { timeout: 120_000 }, async () => {
     const other = copyRoot('night1-again');
     for (const f of readdirSync(path.join(other, '_runs'))) {
       const m = JSON.parse(readFileSync(path.join(other, '_runs', f), 'utf8')) as { snapshot_date: string };
@@ -265,7 +299,14 @@ describe('derived tables', () => {
     }
     const db = await openSnapshotDb([out, other]);
     try {
-      expect(db.derived).toEqual({ nights: [NIGHTS[1], NIGHTS[2]], underived: [NIGHTS[0]] });
+      // Nights 2 and 3 keep their own sets, but their record changes were derived after one root's
+      // night 1 and are now read after both roots': from the definition.
+      expect(db.derived).toEqual({ nights: [], underived: [...NIGHTS] });
+      const [h] = await db.rows(`SELECT count(*) AS n FROM headline_figures_at(DATE '${NIGHTS[2]}')`);
+      expect(h!.n).toBeGreaterThan(0);
+      const [d] = await db.rows(`SELECT (SELECT count(*) FROM (SELECT * FROM record_changes EXCEPT ALL SELECT * FROM record_changes_defined)) AS extra,
+        (SELECT count(*) FROM (SELECT * FROM record_changes_defined EXCEPT ALL SELECT * FROM record_changes)) AS lacking`);
+      expect(d).toEqual({ extra: 0, lacking: 0 });
     } finally {
       db.close();
     }

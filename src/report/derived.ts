@@ -8,11 +8,15 @@
  * before the marker leaves the night as it was, and the next derivation finishes it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
-import { DERIVED_TABLES, derivedDir, derivedKey, isCurrent, markerPath, nightSql, partPath, readMarker, type DerivedMarker } from '../sql/derived.js';
+import {
+  DERIVED_TABLES, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker,
+  readSeriesMarker, seriesMarkerPath, type DerivedMarker, type SeriesMarker,
+} from '../sql/derived.js';
 import { createOwnerTable } from './owners.js';
 import { completedRuns } from '../store/run-manifests.js';
 import { RunLock, type RunLockOptions } from '../store/run-lock.js';
@@ -21,7 +25,7 @@ import { withMemoryRetry } from '../util/duckdb-size.js';
 
 export interface DeriveOutcome {
   night: string;
-  /** written: a new current set; current: one was there already (nothing done). */
+  /** written: a new current set (the night's, its series set, or both); current: both were there already (nothing done). */
   outcome: 'written' | 'current';
   seconds: number;
 }
@@ -49,22 +53,117 @@ async function runsOf(root: string, night: string): Promise<string[]> {
  * run of the night.
  */
 export async function deriveNight(root: string, night: string, o: DeriveOptions = {}): Promise<DeriveOutcome> {
+  const t0 = performance.now();
   const lock = await RunLock.acquire(path.join(root, '_staging'), `derive-${night}`, o.lock);
+  let wrote = false;
   try {
     const runs = await runsOf(root, night);
     if (runs.length === 0) throw new Error(`no complete run of ${night} in ${root}`);
-    if (isCurrent(root, await readMarker(root, night), night, runs)) return { night, outcome: 'current', seconds: 0 };
-    const t0 = performance.now();
-    const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), o.onMemoryRetry ?? (() => {}), 3);
-    await lock.assertHeld();
-    const marker: DerivedMarker = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
-    await mkdir(path.dirname(markerPath(root, night)), { recursive: true });
-    await replaceFileAtomically(markerPath(root, night), JSON.stringify(marker, null, 2) + '\n', { syncDir: true });
-    await removeOtherParts(root, night, new Set(Object.values(tables).map((p) => path.join(root, p))));
-    return { night, outcome: 'written', seconds: marker.seconds };
+    if (!isCurrent(root, await readMarker(root, night), night, runs)) {
+      const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), o.onMemoryRetry ?? (() => {}), 3);
+      await lock.assertHeld();
+      const marker: DerivedMarker = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
+      await mkdir(path.dirname(markerPath(root, night)), { recursive: true });
+      await replaceFileAtomically(markerPath(root, night), JSON.stringify(marker, null, 2) + '\n', { syncDir: true });
+      await removeOtherParts(root, night, new Set(Object.values(tables).map((p) => path.join(root, p))), DERIVED_TABLES.map((t) => t.name));
+      wrote = true;
+    }
   } finally {
     await lock.release();
   }
+  // The series sets of this night and of every later one: a night crawled again changes the nights after it.
+  wrote = (await deriveSeries(root, o)) || wrote;
+  return { night, outcome: wrote ? 'written' : 'current', seconds: wrote ? Math.round(performance.now() - t0) / 1000 : 0 };
+}
+
+/**
+ * Writes the series set (SERIES_TABLES) of every night of `root` that lacks a current one, oldest
+ * first, under the root's series lock: each night's from the one before it. Returns whether it wrote any.
+ */
+async function deriveSeries(root: string, o: DeriveOptions): Promise<boolean> {
+  const lock = await RunLock.acquire(path.join(root, '_staging'), 'derive-series', o.lock);
+  try {
+    const byNight = new Map<string, string[]>();
+    for (const r of await completedRuns(root)) byNight.set(r.snapshotDate, [...(byNight.get(r.snapshotDate) ?? []), r.runId]);
+    const nights = [...byNight.keys()].sort();
+    let wrote = false;
+    let before: { night: string; carry: string } | null = null;
+    for (const night of nights) {
+      const runs = byNight.get(night)!;
+      const earlier = earlierDigest(byNight, night);
+      let m: SeriesMarker | null = await readSeriesMarker(root, night);
+      if (!isSeriesCurrent(root, m, night, runs, earlier)) {
+        const t0 = performance.now();
+        const b: { night: string; carry: string } | null = before;
+        const tables: Record<string, string> = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSeriesSet(root, night, b, memoryLimit), o.onMemoryRetry ?? (() => {}), 3);
+        await lock.assertHeld();
+        m = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), earlier, tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
+        await mkdir(path.dirname(seriesMarkerPath(root, night)), { recursive: true });
+        await replaceFileAtomically(seriesMarkerPath(root, night), JSON.stringify(m, null, 2) + '\n', { syncDir: true });
+        await removeOtherParts(root, night, new Set(Object.values(tables).map((p) => path.join(root, p))), SERIES_TABLES);
+        wrote = true;
+      }
+      before = { night, carry: path.join(root, m!.tables.file_observation_carry!) };
+    }
+    return wrote;
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * Computes the series tables of `night` from the night before (`before`: its date and carry part;
+ * null for the first night) and writes their parts; returns them, relative to the root. Two
+ * databases: the night and the night before, for the changed files and the carry; then the night
+ * and the nights the changed files were last observed, for their records.
+ */
+async function writeSeriesSet(root: string, night: string, before: { night: string; carry: string } | null, memoryLimit: string): Promise<Record<string, string>> {
+  const set = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const tables: Record<string, string> = {};
+  const work = await mkdtemp(path.join(tmpdir(), 'adsnap-series-'));
+  const pairs = path.join(work, 'pairs.parquet');
+  const open = async (nights: string[]) => {
+    const db = await openSnapshotDb(root, { derived: false, night: nights });
+    await db.rows(`SET memory_limit = $1`, [memoryLimit]);
+    await db.rows(`SET preserve_insertion_order = false`);
+    await db.rows(`SET VARIABLE adsnap_derive_night = CAST($1 AS DATE)`, [night]);
+    await db.rows(`SET VARIABLE adsnap_vocabulary_key = $1`, [derivedKey()]);
+    return db;
+  };
+  const write = async (db: Awaited<ReturnType<typeof open>>, table: string, sql: string) => {
+    const file = partPath(root, table, night, set);
+    await mkdir(path.dirname(file), { recursive: true });
+    const tmp = temporaryName(file);
+    await db.rows(`COPY (SELECT *, getvariable('adsnap_vocabulary_key') AS vocabulary_key FROM (${sql})) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
+    await rename(tmp, file);
+    tables[table] = path.relative(root, file);
+  };
+  try {
+    let previous: string[] = [];
+    const db = await open(before ? [before.night, night] : [night]);
+    try {
+      await db.rows(`SET VARIABLE adsnap_previous_night = CAST($1 AS DATE)`, [before?.night ?? null]);
+      await db.connection.run(`CREATE TEMP TABLE adsnap_observed_files AS ${SERIES_SQL.observed}`);
+      const carried = before ? `SELECT * FROM read_parquet(${sqlString(before.carry)})` : `SELECT * FROM adsnap_observed_files WHERE false`;
+      await db.connection.run(`CREATE TEMP VIEW adsnap_carry_before AS SELECT subject, file_kind, observed_date, status, sha256 FROM (${carried})`);
+      await db.connection.run(`CREATE TEMP TABLE adsnap_state_before AS ${SERIES_SQL.before}`);
+      await write(db, 'file_observation_carry', SERIES_SQL.carry);
+      await db.connection.run(`COPY (${SERIES_SQL.pairs}) TO ${sqlString(pairs)} (FORMAT parquet)`);
+      previous = (await db.rows(`SELECT DISTINCT strftime(previous_date, '%Y-%m-%d') AS d FROM read_parquet(${sqlString(pairs)})`)).map((r) => String(r.d));
+    } finally {
+      db.close();
+    }
+    const db2 = await open([night, ...previous]);
+    try {
+      await db2.connection.run(`CREATE OR REPLACE VIEW file_change_pairs AS SELECT * FROM read_parquet(${sqlString(pairs)})`);
+      await write(db2, 'record_changes', SERIES_SQL.record_changes);
+    } finally {
+      db2.close();
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  return tables;
 }
 
 /** Computes every derived table of `night` from the definitions (no derived set read) and writes its parts; returns them, relative to the root. */
@@ -97,10 +196,10 @@ async function writeSet(root: string, night: string, o: DeriveOptions): Promise<
   return tables;
 }
 
-/** Removes the parts of `night` that `keep` does not name: older sets, and those of a derivation killed before its marker. */
-async function removeOtherParts(root: string, night: string, keep: Set<string>): Promise<void> {
-  for (const t of DERIVED_TABLES) {
-    const dir = path.join(derivedDir(root), t.name, `snapshot_date=${night}`);
+/** Removes the parts of `night` of `names` that `keep` does not name: older sets, and those of a derivation killed before its marker. */
+async function removeOtherParts(root: string, night: string, keep: Set<string>, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    const dir = path.join(derivedDir(root), name, `snapshot_date=${night}`);
     for (const f of await readdir(dir).catch(() => [] as string[])) {
       const file = path.join(dir, f);
       if (!keep.has(file)) await rm(file, { force: true });

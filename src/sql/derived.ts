@@ -120,6 +120,74 @@ FROM (${poolingNightsSql((c) => `${c} = ${NIGHT}`)})`,
   },
 ];
 
+/**
+ * The series tables: a night's rows that depend on the nights before it, written as a set of their
+ * own (marker ROOT/_derived/_series/<night>.json) after the night's set. `record_changes` is the
+ * view's rows for the night; `file_observation_carry` is the state the next night's derivation
+ * starts from: the last observation of every ads.txt / app-ads.txt observed before the night and
+ * not on it. With the night's own observations it is each file's last observation up to the
+ * night, so a night's changes are computed from its own files, the night before's and the
+ * carry, and the records of the nights the changed files were last observed: not from every night.
+ */
+export const SERIES_TABLES = ['record_changes', 'file_observation_carry'] as const;
+
+/**
+ * The series SQL, run by src/report/derived.ts: `pairs` and `carry` in a database of the night and
+ * the night before (NIGHT, PREV; the carry of the night before read as the view
+ * adsnap_carry_before), then `record_changes` in one of the night and the nights the changed
+ * files were last observed, from the pairs (adsnap_record_changes_of_pairs, sql/views.sql).
+ */
+export const SERIES_SQL = {
+  observed: `SELECT subject, file_kind, snapshot_date AS observed_date, status, sha256 FROM files
+WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND adsnap_observed(file_kind, status) AND coalesce(obtained, 'fetched') <> 'carried_forward'`,
+  before: `SELECT subject, file_kind, observed_date, status, sha256 FROM adsnap_observed_files WHERE observed_date = getvariable('adsnap_previous_night')
+UNION ALL SELECT subject, file_kind, observed_date, status, sha256 FROM adsnap_carry_before`,
+  pairs: `SELECT n.observed_date AS snapshot_date, b.observed_date AS previous_date, n.subject, n.file_kind
+FROM adsnap_observed_files n JOIN adsnap_state_before b ON b.subject = n.subject AND b.file_kind = n.file_kind
+WHERE n.observed_date = ${NIGHT} AND (n.sha256 IS DISTINCT FROM b.sha256 OR n.status IS DISTINCT FROM b.status)`,
+  carry: `SELECT ${NIGHT} AS snapshot_date, b.* FROM adsnap_state_before b ANTI JOIN (SELECT subject, file_kind FROM adsnap_observed_files WHERE observed_date = ${NIGHT}) n
+  ON n.subject = b.subject AND n.file_kind = b.file_kind`,
+  record_changes: `SELECT * FROM adsnap_record_changes_of_pairs() WHERE snapshot_date = ${NIGHT}`,
+} as const;
+
+/** A night's series marker: written once both parts are in place. */
+export interface SeriesMarker {
+  key: string;
+  snapshot_date: string;
+  runs: string[];
+  /** earlierDigest() of the nights before, as the root held them when the set was computed. */
+  earlier: string;
+  tables: Record<string, string>;
+  seconds: number;
+  written_at: string;
+}
+
+export const seriesMarkerPath = (root: string, night: string): string => path.join(derivedDir(root), '_series', `${night}.json`);
+
+/** A digest of the nights before `night` and their complete runs (`nights`: every night held, its runs). */
+export function earlierDigest(nights: ReadonlyMap<string, readonly string[]>, night: string): string {
+  const h = createHash('sha256');
+  for (const [d, runs] of [...nights].filter(([d]) => d < night).sort(([a], [b]) => (a < b ? -1 : 1))) h.update(`${d}\t${[...runs].sort().join(',')}\n`);
+  return h.digest('hex').slice(0, 32);
+}
+
+/** The series marker of `night` in `root`, or null. */
+export async function readSeriesMarker(root: string, night: string): Promise<SeriesMarker | null> {
+  try {
+    const m = JSON.parse(await readFile(seriesMarkerPath(root, night), 'utf8')) as SeriesMarker;
+    return typeof m?.key === 'string' && Array.isArray(m.runs) && typeof m.earlier === 'string' && typeof m.tables === 'object' && m.tables !== null ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `m` is the current series set of `night`: the key, the night's runs, the nights before, and both parts. */
+export function isSeriesCurrent(root: string, m: SeriesMarker | null, night: string, runs: readonly string[], earlier: string): m is SeriesMarker {
+  if (!m || m.key !== derivedKey() || m.snapshot_date !== night || m.earlier !== earlier) return false;
+  if ([...m.runs].sort().join('\n') !== [...runs].sort().join('\n')) return false;
+  return SERIES_TABLES.every((t) => typeof m.tables[t] === 'string' && existsSync(path.join(root, m.tables[t]!)));
+}
+
 let cachedKey: string | null = null;
 
 /** The vocabulary key: a digest of sql/views.sql and of every derived table's SQL (v1: the owners' reduction, src/report/owners.ts, is not in the text). */
@@ -127,6 +195,7 @@ export function derivedKey(): string {
   if (cachedKey) return cachedKey;
   const h = createHash('sha256').update('adsnap derived v1\n').update(readFileSync(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
   for (const t of DERIVED_TABLES) h.update(`\n-- ${t.name}\n`).update(t.sql);
+  for (const [name, sql] of Object.entries(SERIES_SQL)) h.update(`\n-- series ${name}\n`).update(sql);
   return (cachedKey = h.digest('hex').slice(0, 32));
 }
 
@@ -174,22 +243,36 @@ async function nightsOf(roots: readonly string[]): Promise<Map<string, { root: s
   return nights;
 }
 
-/** The current derived sets of `roots`: the nights read from them, each table's parts, and the nights that have none. */
-export async function currentDerived(roots: readonly string[]): Promise<{ nights: string[]; underived: string[]; parts: Map<string, string[]> }> {
+/**
+ * The current derived sets of `roots`: the nights read from them, each table's parts, and the
+ * nights that have none; `series`, the same for the series tables (SERIES_TABLES), whose sets are
+ * current only while the nights before are those they were computed after (over every root read:
+ * a night before held by another root makes them stale).
+ */
+export async function currentDerived(roots: readonly string[]): Promise<{
+  nights: string[]; underived: string[]; parts: Map<string, string[]>;
+  series: { nights: string[]; underived: string[]; parts: Map<string, string[]> };
+}> {
   const parts = new Map<string, string[]>(DERIVED_TABLES.map((t) => [t.name, []]));
   const nights: string[] = [];
   const underived: string[] = [];
-  for (const [night, held] of [...(await nightsOf(roots))].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const only = held.length === 1 ? held[0]! : null;
+  const series = { nights: [] as string[], underived: [] as string[], parts: new Map<string, string[]>(SERIES_TABLES.map((t) => [t, []])) };
+  const held = [...(await nightsOf(roots))].sort(([a], [b]) => (a < b ? -1 : 1));
+  const runsByNight = new Map(held.map(([night, h]) => [night, h.flatMap((x) => x.runs)]));
+  for (const [night, h] of held) {
+    const only = h.length === 1 ? h[0]! : null;
     const m = only ? await readMarker(only.root, night) : null;
-    if (!only || !isCurrent(only.root, m, night, only.runs)) {
-      underived.push(night);
-      continue;
-    }
-    nights.push(night);
-    for (const t of DERIVED_TABLES) parts.get(t.name)!.push(path.join(only.root, m.tables[t.name]!));
+    if (only && isCurrent(only.root, m, night, only.runs)) {
+      nights.push(night);
+      for (const t of DERIVED_TABLES) parts.get(t.name)!.push(path.join(only.root, m.tables[t.name]!));
+    } else underived.push(night);
+    const sm = only ? await readSeriesMarker(only.root, night) : null;
+    if (only && isSeriesCurrent(only.root, sm, night, only.runs, earlierDigest(runsByNight, night))) {
+      series.nights.push(night);
+      for (const t of SERIES_TABLES) series.parts.get(t)!.push(path.join(only.root, sm.tables[t]!));
+    } else series.underived.push(night);
   }
-  return { nights, underived, parts };
+  return { nights, underived, parts, series };
 }
 
 /**
@@ -205,12 +288,12 @@ export async function useDerived(db: DuckDBConnection, roots: readonly string[])
   // each scan's partition filter; a night neither derived nor listed as underived (a manifest whose
   // parts are gone) stays with the definitions. With no underived night the definitions' side is
   // not planned at all (the views below).
-  const dates = current.nights.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).map((d) => `DATE '${d}'`);
-  if (dates.length > 0) await db.run(`CREATE OR REPLACE MACRO adsnap_underived(d) AS d NOT IN (${dates.join(', ')})`);
+  const dateList = (nights: string[]) => nights.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).map((d) => `DATE '${d}'`).join(', ');
+  if (current.nights.length > 0) await db.run(`CREATE OR REPLACE MACRO adsnap_underived(d) AS d NOT IN (${dateList(current.nights)})`);
   const under = current.underived;
   for (const t of DERIVED_TABLES) {
     const files = current.parts.get(t.name)!;
-    const derived = files.length === 0 ? null : `SELECT * EXCLUDE (vocabulary_key) FROM read_parquet([${files.map(sqlString).join(', ')}])`;
+    const derived = files.length === 0 ? null : partsSql(files);
     if (t.view?.endsWith('_at')) {
       // The definition filters out the derived nights itself (adsnap_underived).
       const part = `SELECT * FROM (${derived}) WHERE ${t.nullNightIsEvery ? 'night IS NULL OR ' : ''}snapshot_date = night`;
@@ -221,5 +304,17 @@ export async function useDerived(db: DuckDBConnection, roots: readonly string[])
       await db.run(`CREATE OR REPLACE VIEW ${t.name} AS ${derived ?? `SELECT NULL::DATE AS snapshot_date, NULL::BIGINT AS pooled_ids, NULL::BIGINT AS pooled_records WHERE false`}`);
     }
   }
-  return { nights: current.nights, underived: current.underived };
+  // record_changes: the series sets' rows, and the definition's for the other nights.
+  const changes = current.series.parts.get('record_changes')!;
+  if (changes.length > 0) {
+    const rest = current.series.underived.length > 0 ? `SELECT * FROM record_changes_defined WHERE snapshot_date NOT IN (${dateList(current.series.nights)}) UNION ALL BY NAME ` : '';
+    await db.run(`CREATE OR REPLACE VIEW record_changes AS ${rest}${partsSql(changes)}`);
+  }
+  // A night is derived when both its sets are current.
+  const seriesOk = new Set(current.series.nights);
+  const nights = current.nights.filter((d) => seriesOk.has(d));
+  return { nights, underived: [...new Set([...current.underived, ...current.series.underived])].sort() };
 }
+
+/** The rows of derived parts, without their key column. */
+const partsSql = (files: readonly string[]): string => `SELECT * EXCLUDE (vocabulary_key) FROM read_parquet([${files.map(sqlString).join(', ')}])`;

@@ -22,15 +22,16 @@ import { useDerived } from './derived.js';
  * before that table existed) is read from the other roots only, or is an empty view with the
  * table's columns when no root has it, so that the derived views still work.
  *
- * `night` (YYYY-MM-DD): the table views read that night's folders only, and every view over them
- * sees that night alone (the derivation of one night: what it binds and reads does not grow with
- * the nights the root holds).
+ * `night` (YYYY-MM-DD, or several): the table views read those nights' folders only, and every
+ * view over them sees those nights alone (the derivation of one night, and of its changes since the
+ * nights before: what it binds and reads does not grow with the nights the root holds).
  */
-export async function openSnapshotDb(roots: string | readonly string[], o: { allowEmpty?: boolean; derived?: boolean; night?: string } = {}) {
+export async function openSnapshotDb(roots: string | readonly string[], o: { allowEmpty?: boolean; derived?: boolean; night?: string | readonly string[] } = {}) {
   // A root named twice (or by two spellings of one path) is read once: rows are never doubled.
   const list = typeof roots === 'string' ? [roots] : [...new Map(roots.map((r) => [path.resolve(r), r])).values()];
   if (list.length === 0) throw new Error('no snapshot root given');
-  if (o.night !== undefined && !isCalendarDate(o.night)) throw new Error(`not a night: ${JSON.stringify(o.night)}`);
+  const nights = o.night === undefined ? undefined : [...new Set(typeof o.night === 'string' ? [o.night] : o.night)];
+  for (const n of nights ?? []) if (!isCalendarDate(n)) throw new Error(`not a night: ${JSON.stringify(n)}`);
   // allowEmpty: an existing directory with no complete run yet opens with empty views (the report says so).
   for (const root of list) if (!(o.allowEmpty && isDirectory(root))) assertSnapshotRoot(root);
   // A private folder for what DuckDB spills past its memory limit. Its default for an in-memory
@@ -46,7 +47,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
     else await db.run('SET VARIABLE adsnap_roots = $1', [listValue(list)], [LIST(VARCHAR)]);
     // The shipped data tables the views read (ad_system_companies), wherever the package is installed.
     await db.run('SET VARIABLE adsnap_data = $1', [path.join(packageRoot(), 'data')], [VARCHAR]);
-    await loadViews(db, list, o.night);
+    await loadViews(db, list, nights);
     // The figure views read the nights' derived sets where current (derived.ts); derived: false, only the definitions.
     if (o.derived !== false) derived = await useDerived(db, list);
   } catch (err) {
@@ -106,19 +107,29 @@ function assertSnapshotRoot(root: string): void {
  * of its view (an empty view with the table's columns, or a parts macro listing none), chosen
  * before anything runs: every failure is a real one and throws.
  */
-async function loadViews(db: DuckDBConnection, roots: readonly string[], night?: string): Promise<void> {
+async function loadViews(db: DuckDBConnection, roots: readonly string[], nights?: readonly string[]): Promise<void> {
   const missing: Record<string, string[]> = {};
   const nowhere = new Set<string>();
   const held: Set<string>[] = [];
   const manifests: string[] = [];
+  // With nights: per table, the night folders that hold a part (read_parquet fails on a glob that matches nothing).
+  const folders = new Map<string, string[]>();
   for (const root of roots) {
-    const has = await heldByRoot(db, root, night);
-    if (night !== undefined) {
-      // The night's own manifests only (their snapshot_date), read here once.
-      const mine = await nightManifests(root, night);
-      manifests.push(...mine);
-      if (mine.length === 0) has.delete('_runs');
+    if (nights === undefined) {
+      held.push(await heldByRoot(db, root));
+      continue;
     }
+    const has = new Set<string>();
+    for (const night of nights) {
+      for (const name of await heldByRoot(db, root, night)) {
+        has.add(name);
+        if (name !== '_runs') folders.set(name, [...(folders.get(name) ?? []), `${root.replace(/\/+$/, '')}/${name}/snapshot_date=${night}/*.parquet`]);
+      }
+    }
+    // The nights' own manifests only (their snapshot_date), read here once.
+    const mine = await nightManifests(root, new Set(nights));
+    manifests.push(...mine);
+    if (mine.length === 0) has.delete('_runs');
     held.push(has);
   }
   for (const name of VIEW_SOURCES) {
@@ -131,8 +142,8 @@ async function loadViews(db: DuckDBConnection, roots: readonly string[], night?:
   await runScript(db, before);
   for (const name of VIEW_SOURCES) {
     if (nowhere.has(name)) await db.run(standInSql(name));
-    else if (name === '_runs' && night !== undefined) await db.run(nightPartsMacroSql(manifests));
-    else await db.run(viewSql(name, night));
+    else if (name === '_runs' && nights !== undefined) await db.run(nightPartsMacroSql(manifests));
+    else await db.run(viewSql(name, nights === undefined ? undefined : folders.get(name)));
   }
   await runScript(db, after);
 }
@@ -143,11 +154,11 @@ async function runScript(db: DuckDBConnection, sql: string): Promise<void> {
 }
 
 /**
- * The run manifests of `root` whose snapshot_date is `night`, spelled as the views' globs spell them
+ * The run manifests of `root` whose snapshot_date is one of `nights`, spelled as the views' globs spell them
  * (ROOT/_runs/NAME.json, the root as given). Read here rather than through completedRuns
  * (run-manifests.ts), which also checks every part of every run: a cost that grows with the nights.
  */
-async function nightManifests(root: string, night: string): Promise<string[]> {
+async function nightManifests(root: string, nights: ReadonlySet<string>): Promise<string[]> {
   const dir = path.join(root, '_runs');
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
   const out: string[] = [];
@@ -158,7 +169,7 @@ async function nightManifests(root: string, night: string): Promise<string[]> {
     } catch {
       continue; // not a manifest a run finished writing: no parts of it are read
     }
-    if (date === night) out.push(`${root.replace(/\/+$/, '')}/_runs/${name}`);
+    if (typeof date === 'string' && nights.has(date)) out.push(`${root.replace(/\/+$/, '')}/_runs/${name}`);
   }
   return out;
 }

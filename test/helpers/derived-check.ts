@@ -1,7 +1,7 @@
 /** Checks shared by the derived-table tests on a series (derived.test.ts) and on the demo (headline.test.ts). */
 import path from 'node:path';
 import { openSnapshotDb } from '../../src/sql/snapshot-db.js';
-import { DERIVED_TABLES, definedAt, readMarker } from '../../src/sql/derived.js';
+import { DERIVED_TABLES, definedAt, readMarker, readSeriesMarker } from '../../src/sql/derived.js';
 import type { ReportJson } from '../../src/report/index.js';
 
 /**
@@ -29,6 +29,23 @@ export async function derivedAgainstViews(root: string, date: string, o: { skip?
       if (d!.extra !== 0 || d!.lacking !== 0) diffs.push(`${t.name} ${date}: ${JSON.stringify(d)}`);
       // Tables every night has rows in (a night may have no app and no parse issue).
       if (['file_scopes', 'listed_sites', 'headline_figures', 'night_summary'].includes(t.name) && d!.n === 0) diffs.push(`${t.name} ${date}: no rows`);
+    }
+    // The series set: the night's record changes, and the carry (each file's last observation
+    // before the night, for the files observed before it and not on it) from file_observations.
+    const s = await readSeriesMarker(root, date);
+    if (!s) diffs.push(`no series set for ${date}`);
+    const series = {
+      record_changes: `(SELECT * FROM record_changes_defined WHERE snapshot_date = '${date}')`,
+      file_observation_carry: `(SELECT DATE '${date}' AS snapshot_date, subject, file_kind, max(snapshot_date) AS observed_date, arg_max(status, snapshot_date) AS status, arg_max(sha256, snapshot_date) AS sha256
+         FROM file_observations o WHERE file_kind IN ('ads.txt', 'app-ads.txt') AND snapshot_date < '${date}'
+           AND NOT EXISTS (SELECT 1 FROM file_observations n WHERE n.snapshot_date = '${date}' AND n.subject = o.subject AND n.file_kind = o.file_kind)
+         GROUP BY ALL)`,
+    };
+    for (const [name, want] of Object.entries(series).filter(([n]) => s && !o.skip?.includes(n))) {
+      const part = `(SELECT * EXCLUDE (vocabulary_key) FROM read_parquet('${path.join(root, s!.tables[name]!)}'))`;
+      const [d] = await db.rows(`SELECT (SELECT count(*) FROM (SELECT * FROM ${part} EXCEPT ALL SELECT * FROM ${want})) AS extra,
+        (SELECT count(*) FROM (SELECT * FROM ${want} EXCEPT ALL SELECT * FROM ${part})) AS lacking`);
+      if (d!.extra !== 0 || d!.lacking !== 0) diffs.push(`${name} ${date}: ${JSON.stringify(d)}`);
     }
   } finally {
     db.close();
