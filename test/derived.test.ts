@@ -227,6 +227,16 @@ describe('derived tables', () => {
     expect(existsSync(markerPath(root, NIGHTS[0]))).toBe(false);
     expect([...derivedFiles(root).keys()].filter((f) => f.includes('killed-set'))).toEqual([]);
     expect(await derivedAgainstViews(root, NIGHTS[2])).toEqual([]);
+    // The series sets: --night writes them up to that night (each needs the one before), not after.
+    rmSync(seriesMarkerPath(root, NIGHTS[1]));
+    rmSync(seriesMarkerPath(root, NIGHTS[2]));
+    const two = await runCli(['derive', root, '--night', NIGHTS[1]]);
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stdout).toMatch(/1 night derived, 0 already current/);
+    expect([existsSync(seriesMarkerPath(root, NIGHTS[1])), existsSync(seriesMarkerPath(root, NIGHTS[2]))]).toEqual([true, false]);
+    const rest = await runCli(['derive', root]);
+    expect(rest.stdout).toMatch(/2 nights derived, 1 already current/);
+    expect(await derivedAgainstViews(root, NIGHTS[2])).toEqual([]);
     const bad = await runCli(['derive', root, '--night', '2026-13-01']);
     expect(bad.code).toBe(2);
   }, 600_000);

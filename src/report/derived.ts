@@ -37,6 +37,8 @@ export interface DeriveOptions {
    * sites needs 2 GB today (docs/performance.md).
    */
   memoryLimit?: string;
+  /** The series sets are written up to this night (`adsnap derive --night`); by default, up to the latest. */
+  seriesThrough?: string;
   /** Told of each larger limit tried (`adsnap derive` says it on stderr; a commit's retries are silent, as its compaction's). */
   onMemoryRetry?: (next: string, err: Error) => void;
   lock?: RunLockOptions;
@@ -71,7 +73,7 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
   } finally {
     await lock.release();
   }
-  // The series sets of this night and of every later one: a night crawled again changes the nights after it.
+  // The series sets of this night and, unless bounded, of every later one: a night crawled again changes the nights after it.
   wrote = (await deriveSeries(root, o)) || wrote;
   return { night, outcome: wrote ? 'written' : 'current', seconds: wrote ? Math.round(performance.now() - t0) / 1000 : 0 };
 }
@@ -85,7 +87,7 @@ async function deriveSeries(root: string, o: DeriveOptions): Promise<boolean> {
   try {
     const byNight = new Map<string, string[]>();
     for (const r of await completedRuns(root)) byNight.set(r.snapshotDate, [...(byNight.get(r.snapshotDate) ?? []), r.runId]);
-    const nights = [...byNight.keys()].sort();
+    const nights = [...byNight.keys()].sort().filter((d) => o.seriesThrough === undefined || d <= o.seriesThrough);
     let wrote = false;
     let before: { night: string; carry: string } | null = null;
     for (const night of nights) {
@@ -207,10 +209,11 @@ async function removeOtherParts(root: string, night: string, keep: Set<string>, 
   }
 }
 
-/** Derives every night of `root` (or only `night`) that lacks a current set, oldest first. */
+/** Derives every night of `root` (or only `night`, and the series sets up to it) that lacks a current set, oldest first. */
 export async function deriveRoot(root: string, o: DeriveOptions & { night?: string } = {}): Promise<DeriveOutcome[]> {
-  const nights = [...new Set((await completedRuns(root)).map((r) => r.snapshotDate))].filter((d) => !o.night || d === o.night);
+  const nights = [...new Set((await completedRuns(root)).map((r) => r.snapshotDate))].filter((d) => !o.night || d === o.night).sort();
   const out: DeriveOutcome[] = [];
-  for (const night of nights) out.push(await deriveNight(root, night, o));
+  // Each night's series set with the night (the last night's, up to the latest or to --night).
+  for (const [i, night] of nights.entries()) out.push(await deriveNight(root, night, { ...o, seriesThrough: i < nights.length - 1 ? night : o.night }));
   return out;
 }
