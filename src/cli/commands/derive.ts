@@ -18,14 +18,17 @@ Writes the derived tables of each night of each ROOT (a snapshot root: the --out
 existed, a night copied from elsewhere or crawled again, a changed vocabulary. The derived
 tables hold the figure views' rows (listed_sites, listed_apps, file_scopes, ad_system_sites,
 ad_company_sites, ad_system_seller_checks, parse_issue_counts, headline_figures) and the night
-summary, one set per night under ROOT/_derived; the report and \`adsnap sql\` read them for the
-nights that have a current set, and the views' definitions for the others (the same numbers).
-The crawl's commit and \`adsnap reparse\` write them for their night: this command is for the rest.
+summary, one set per night under ROOT/_derived; and each night's series set, its record_changes
+(computed from the night before's set, so a night before it crawled again, added or deleted makes
+it stale). The report and \`adsnap sql\` read them for the nights that have a current set, and the
+views' definitions for the others (the same numbers). The crawl's commit and \`adsnap reparse\`
+write them for their night (and the series sets of the nights after it): this command is for the rest.
 
-Idempotent (a night with a current set is left as it is), atomic per night (a kill leaves the
-night as it was; the next run finishes it), one night at a time under the night's lock.
+Idempotent (a night with current sets is left as it is), atomic per night (a kill leaves the
+night as it was; the next run finishes it), one night at a time under the night's lock, the
+series sets oldest first under the root's series lock.
 
-  --night DATE   only this night
+  --night DATE   only this night (and the series sets up to it)
 
 Exit status: 0 done (nothing to do included); 1 failed; 2 bad usage, or a ROOT that is not a
 snapshot root (nothing written); 75 another derivation of a night is running: try later.`;
