@@ -39,6 +39,13 @@ export interface DeriveOptions {
   memoryLimit?: string;
   /** The series sets are written up to this night (`adsnap derive --night`); by default, up to the latest. */
   seriesThrough?: string;
+  /**
+   * Whether the series sets of the nights before this one are written too, from the first night
+   * (`adsnap derive`). Without it (a commit, reparse) the sets from this night on are written only
+   * when the night before has a current one, or this is the first night: a commit never pays for a
+   * chain back to the first night (a root written before series sets: `adsnap derive` writes them).
+   */
+  seriesChain?: boolean;
   /** Told of each larger limit tried (`adsnap derive` says it on stderr; a commit's retries are silent, as its compaction's). */
   onMemoryRetry?: (next: string, err: Error) => void;
   lock?: RunLockOptions;
@@ -74,15 +81,16 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
     await lock.release();
   }
   // The series sets of this night and, unless bounded, of every later one: a night crawled again changes the nights after it.
-  wrote = (await deriveSeries(root, o)) || wrote;
+  wrote = (await deriveSeries(root, o.seriesChain ? undefined : night, o)) || wrote;
   return { night, outcome: wrote ? 'written' : 'current', seconds: wrote ? Math.round(performance.now() - t0) / 1000 : 0 };
 }
 
 /**
- * Writes the series set (SERIES_TABLES) of every night of `root` that lacks a current one, oldest
- * first, under the root's series lock: each night's from the one before it. Returns whether it wrote any.
+ * Writes the series set (SERIES_TABLES) of every night of `root` that lacks a current one (from
+ * `from` on, when the night before it has a current set; else none), oldest first, under the
+ * root's series lock: each night's from the one before it. Returns whether it wrote any.
  */
-async function deriveSeries(root: string, o: DeriveOptions): Promise<boolean> {
+async function deriveSeries(root: string, from: string | undefined, o: DeriveOptions): Promise<boolean> {
   const lock = await RunLock.acquire(path.join(root, '_staging'), 'derive-series', o.lock);
   try {
     const byNight = new Map<string, string[]>();
@@ -90,7 +98,15 @@ async function deriveSeries(root: string, o: DeriveOptions): Promise<boolean> {
     const nights = [...byNight.keys()].sort().filter((d) => o.seriesThrough === undefined || d <= o.seriesThrough);
     let wrote = false;
     let before: { night: string; carry: string } | null = null;
-    for (const night of nights) {
+    const start = from === undefined ? 0 : nights.indexOf(from);
+    if (start < 0) return false;
+    if (start > 0) {
+      const previous = nights[start - 1]!;
+      const m = await readSeriesMarker(root, previous);
+      if (!isSeriesCurrent(root, m, previous, byNight.get(previous)!, earlierDigest(byNight, previous))) return false;
+      before = { night: previous, carry: path.join(root, m.tables.file_observation_carry!) };
+    }
+    for (const night of nights.slice(start)) {
       const runs = byNight.get(night)!;
       const earlier = earlierDigest(byNight, night);
       let m: SeriesMarker | null = await readSeriesMarker(root, night);
@@ -214,6 +230,6 @@ export async function deriveRoot(root: string, o: DeriveOptions & { night?: stri
   const nights = [...new Set((await completedRuns(root)).map((r) => r.snapshotDate))].filter((d) => !o.night || d === o.night).sort();
   const out: DeriveOutcome[] = [];
   // Each night's series set with the night (the last night's, up to the latest or to --night).
-  for (const [i, night] of nights.entries()) out.push(await deriveNight(root, night, { ...o, seriesThrough: i < nights.length - 1 ? night : o.night }));
+  for (const [i, night] of nights.entries()) out.push(await deriveNight(root, night, { ...o, seriesChain: true, seriesThrough: i < nights.length - 1 ? night : o.night }));
   return out;
 }
