@@ -22,7 +22,8 @@ summary, one set per night under ROOT/_derived; and each night's series set, its
 (computed from the night before's set, so a night before it crawled again, added or deleted makes
 it stale). The report and \`adsnap sql\` read them for the nights that have a current set, and the
 views' definitions for the others (the same numbers). The crawl's commit and \`adsnap reparse\`
-write them for their night (and the series sets of the nights after it): this command is for the rest.
+write them for their night (and the series sets from it on, when the night before has one): this
+command is for the rest, and writes missing series sets from the first night on.
 
 Idempotent (a night with current sets is left as it is), atomic per night (a kill leaves the
 night as it was; the next run finishes it), one night at a time under the night's lock, the
