@@ -393,6 +393,16 @@ FROM ads_records r
 JOIN file_scopes s ON s.snapshot_date = r.snapshot_date AND s.subject = r.subject AND s.file_kind = r.file_kind AND s.declaring
 WHERE NOT coalesce(adsnap_is_placeholder(r.ad_system_domain, r.seller_account_id), false);
 
+-- Per night and ad system, over every scope of scoped_records (declaring files, the placeholder
+-- left out): the files naming it, its records, and those with a certification authority id.
+CREATE OR REPLACE VIEW ad_system_file_counts_defined AS
+SELECT snapshot_date, ad_system_domain, count(DISTINCT (subject, file_kind)) AS files, count(*) AS records,
+       count(*) FILTER (WHERE cert_authority_id IS NOT NULL) AS cert_records
+FROM scoped_records GROUP BY snapshot_date, ad_system_domain;
+-- ad_system_file_counts: the rows of ad_system_file_counts_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ad_system_file_counts AS SELECT * FROM ad_system_file_counts_defined;
+
 -- Per night, scope and relationship: the records of scoped_records (declaring files, the
 -- placeholder left out). The report's relationship mix per scope reads it.
 CREATE OR REPLACE VIEW scope_relationships_defined AS
@@ -413,14 +423,23 @@ CREATE OR REPLACE VIEW scope_relationships AS SELECT * FROM scope_relationships_
 -- where `at_spec_location`. The spec's location is asked first, the table's after it: where a file
 -- was read, sellers_files.location says which served it (snapshots before that column: the
 -- first request's URL).
+-- Per night and ad system: the records of valid files naming it (seller_match, every scope), how
+-- many can be checked against its sellers.json, and how many of those it lists. ad_system_coverage
+-- reads it.
+CREATE OR REPLACE VIEW ad_system_match_counts_defined AS
+SELECT snapshot_date, ad_system_domain, count(*) AS records,
+       count(*) FILTER (WHERE seller_checkable) AS checkable, count(*) FILTER (WHERE seller_found) AS found
+FROM seller_match GROUP BY snapshot_date, ad_system_domain;
+-- ad_system_match_counts: the rows of ad_system_match_counts_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ad_system_match_counts AS SELECT * FROM ad_system_match_counts_defined;
+
 CREATE OR REPLACE VIEW ad_system_coverage AS
 WITH requests AS (
   SELECT snapshot_date, subject, arg_min(url, started_at) AS url FROM fetches WHERE file_kind = 'sellers.json' GROUP BY ALL
 ), counted AS (
-  -- seller_match read once (it joins every record to its sellers.json), grouped first.
-  SELECT snapshot_date, ad_system_domain, count(*) AS records,
-         count(*) FILTER (WHERE seller_checkable) AS checkable, count(*) FILTER (WHERE seller_found) AS found
-  FROM seller_match GROUP BY snapshot_date, ad_system_domain
+  -- seller_match counted per night and ad system (it joins every record to its sellers.json): derived per night.
+  SELECT snapshot_date, ad_system_domain, records, checkable, found FROM ad_system_match_counts
 ), asked AS (
   SELECT n.snapshot_date, n.ad_system_domain, q.url
   FROM counted n ASOF LEFT JOIN requests q ON q.subject = n.ad_system_domain AND q.snapshot_date <= n.snapshot_date

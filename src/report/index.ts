@@ -60,7 +60,7 @@ export interface ReportJson {
   setup_sql: string[];
   /** Nights whose figures were read from their derived tables (src/sql/derived.ts), not computed from the definitions. */
   derived_nights: string[];
-  /** Nights of the window without a current derived set: the definitions answered (the same numbers, slower); `adsnap derive` writes them. */
+  /** Nights of the window without a current derived set, or whose record changes have none (their series set): the definitions answered (the same numbers, slower); `adsnap derive` writes them. */
   underived_nights: string[];
   missing: string[];
   /**
@@ -95,7 +95,9 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     // Said before the setup runs: over a large series, the definitions' side may run out of
     // memory, and the notice with its command is then the last thing the user reads before the error.
     const underived = window ? nights.filter((d) => !db.derived.nights.includes(d)) : [];
-    announceUnderived(underived, missing);
+    // Named: the nights without a current set, and those whose record changes are read from the definition.
+    const named = window ? nights.filter((d) => underived.includes(d) || db.derived.changesUnderived.includes(d)) : [];
+    announceUnderived(named, missing);
     // Values are bound (setVariable); setup_sql has them written out, for `adsnap sql`.
     const setup: string[] = [];
     if (window) {
@@ -128,8 +130,8 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
       window: { from: window?.from ?? o.from ?? null, to: window?.to ?? o.to ?? null, nights },
       rank_buckets: buckets,
       setup_sql: setup,
-      derived_nights: nights.filter((d) => !underived.includes(d)),
-      underived_nights: underived,
+      derived_nights: nights.filter((d) => !named.includes(d)),
+      underived_nights: named,
       missing,
       headline: headlineObject(sections.flatMap((s) => s.figures).find((f) => f.key === HEADLINE_FIGURE)?.rows ?? []),
       not_public_web: notPublic,

@@ -10,7 +10,7 @@ import { visible } from '../text/visible.js';
 import { percentText } from '../text/percent.js';
 import { headlineLines, readHeadline } from './headline.js';
 import { aroundTableViews, nightPartsMacroSql, standInSql, viewSql, VIEW_SOURCES } from './table-views.js';
-import { useDerived } from './derived.js';
+import { useDerived, type DerivedNights } from './derived.js';
 
 /**
  * Opens DuckDB on one snapshot directory, or several read as one, with the shipped views
@@ -41,7 +41,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   const removeSpill = () => rmSync(spill, { recursive: true, force: true });
   const instance = await DuckDBInstance.create(':memory:', { temp_directory: spill });
   const db = await instance.connect();
-  let derived = { nights: [] as string[], underived: [] as string[] };
+  let derived: DerivedNights = { nights: [], underived: [], changesUnderived: [] };
   try {
     if (typeof roots === 'string') await db.run('SET VARIABLE adsnap_root = $1', [roots], [VARCHAR]);
     else await db.run('SET VARIABLE adsnap_roots = $1', [listValue(list)], [LIST(VARCHAR)]);

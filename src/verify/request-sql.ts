@@ -20,18 +20,22 @@ export function setupStatements(night: string): string[] {
   return [
     `CREATE TABLE w.auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
     // The night's records by (file, ad system, case-folded seller id), one row each (the folded
-    // match; judge-sql.ts), found by a 64-bit key of the four; the id as written beside it when
-    // it is the only one (the exact match), else the ids are rows of auth_recs_many. Aggregates
-    // of fixed size only: a list() per group of millions ran out of DuckDB's memory.
-    `CREATE TABLE w.auth_ids AS SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, *
-     FROM adsnap_auth_records(${n})`,
-    `CREATE TABLE w.auth_recs AS SELECT k, subject, file_kind, ad_system_domain, seller_key,
+    // match; judge-sql.ts), found by a 64-bit key of the four, in one pass over the records: the
+    // relationship (DIRECT wins), and the id as written beside it when it is the only one (the
+    // exact match; `ids` 1); else (`ids` 2: two ids or more) the ids are rows of auth_recs_many.
+    // Aggregates of fixed size only: a list() per group of millions ran out of DuckDB's memory.
+    `CREATE TABLE w.auth_recs AS SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, subject, file_kind, ad_system_domain, seller_key,
        CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship,
-       count(*) AS ids, CASE WHEN count(*) = 1 THEN min(seller_id) END AS seller_id, CASE WHEN count(*) = 1 THEN min(relationship) END AS id_rel
-     FROM w.auth_ids GROUP BY k, subject, file_kind, ad_system_domain, seller_key`,
-    `CREATE TABLE w.auth_recs_many AS SELECT i.k, i.seller_id, i.relationship FROM w.auth_ids i
-     SEMI JOIN (SELECT * FROM w.auth_recs WHERE ids > 1) m ON ${['k', 'subject', 'file_kind', 'ad_system_domain', 'seller_key'].map((c) => `i.${c} = m.${c}`).join(' AND ')}`,
-    'DROP TABLE w.auth_ids',
+       CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*)) THEN 1 ELSE 2 END AS ids,
+       CASE WHEN min(seller_id) = max(seller_id) AND count(seller_id) = count(*) THEN min(seller_id) END AS seller_id,
+       CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*))
+            THEN CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END END AS id_rel
+     FROM (SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key, relationship
+           FROM ads_records WHERE snapshot_date = CAST(${n} AS DATE))
+     GROUP BY subject, file_kind, ad_system_domain, seller_key`,
+    // The ids as written under a folded key that has several: each with its relationship (adsnap_auth_records' rows).
+    `CREATE TABLE w.auth_recs_many AS SELECT m.k, a.seller_id, a.relationship FROM adsnap_auth_records(${n}) a
+     JOIN (SELECT * FROM w.auth_recs WHERE ids > 1) m ON ${['subject', 'file_kind', 'ad_system_domain'].map((c) => `a.${c} = m.${c}`).join(' AND ')} AND a.seller_key = m.seller_key`,
     `CREATE TABLE w.auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
     `CREATE TABLE w.auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
     `CREATE TABLE w.auth_sellers_folded AS SELECT * FROM w.auth_sellers

@@ -11,11 +11,10 @@ export const adSystemsSection: SectionDef = {
       key: 'ad_systems.top',
       title: 'Ad systems named by most declaring sites (latest night)',
       about:
-        "View ad_system_sites, over the root records of the declaring listed sites: per ad system, its company (view ad_system_companies; the domain itself when it names none), the sites naming it (any relationship, and DIRECT), their share of the declaring sites, its records and their DIRECT share; then, over every scope (root, referral and app files), the files naming it and the share of its records with a certification authority id. The 25 named by most sites.",
+        "View ad_system_sites, over the root records of the declaring listed sites: per ad system, its company (view ad_system_companies; the domain itself when it names none), the sites naming it (any relationship, and DIRECT), their share of the declaring sites, its records and their DIRECT share; then, over every scope (root, referral and app files; view ad_system_file_counts), the files naming it and the share of its records with a certification authority id. The 25 named by most sites.",
       sql: `WITH files_all AS (
-SELECT ad_system_domain, count(DISTINCT (subject, file_kind)) AS files,
-  round(count(*) FILTER (WHERE cert_authority_id IS NOT NULL) / count(*), 4) AS cert_id_share
-FROM scoped_records WHERE ${LATEST} GROUP BY ALL
+SELECT ad_system_domain, files, round(cert_records / records, 4) AS cert_id_share
+FROM ad_system_file_counts WHERE ${LATEST}
 )
 SELECT a.ad_system_domain, a.company, a.sites, a.sites_direct, round(a.site_share, 4) AS site_share, a.records,
 round(a.direct_records / a.records, 4) AS direct_share, f.files, f.cert_id_share
