@@ -115,6 +115,9 @@ describe('derived tables', () => {
     const db = await openSnapshotDb(out);
     try {
       expect(db.derived).toEqual({ nights: [...NIGHTS], underived: [], changesUnderived: [] });
+      // adx.test's seller 1 is claimed DIRECT by a.test and b.test (two owners): the pooled ids are not an empty check.
+      const pooled = await db.rows(`SELECT strftime(snapshot_date, '%Y-%m-%d') AS d, seller_account_id, owners, sample_owners FROM pooled_seller_ids WHERE ad_system_domain = 'adx.test' ORDER BY ALL`);
+      expect(pooled[0]).toEqual({ d: NIGHTS[0], seller_account_id: '1', owners: 3, sample_owners: ['a.test', 'b.test', 'd.test'] });
       // The series is what it says: night 3's sellers.json unreadable, a.test's robots.txt walled.
       const n3 = await db.rows(`SELECT file_kind, subject, status FROM files WHERE snapshot_date = '2026-11-22' AND (file_kind = 'sellers.json' AND subject IN ('adx.test', 'adz.test') OR file_kind = 'robots.txt' AND subject = 'a.test') ORDER BY ALL`);
       expect(n3).toEqual([

@@ -1,7 +1,8 @@
 /** Checks shared by the derived-table tests on a series (derived.test.ts) and on the demo (headline.test.ts). */
 import path from 'node:path';
 import { openSnapshotDb } from '../../src/sql/snapshot-db.js';
-import { DERIVED_TABLES, definedAt, readMarker, readSeriesMarker } from '../../src/sql/derived.js';
+import { DERIVED_TABLES, OWNER_TABLE, definedAt, readMarker, readSeriesMarker } from '../../src/sql/derived.js';
+import { createOwnerTable } from '../../src/report/owners.js';
 import type { ReportJson } from '../../src/report/index.js';
 
 /**
@@ -16,8 +17,20 @@ export async function derivedAgainstViews(root: string, date: string, o: { skip?
   try {
     for (const t of DERIVED_TABLES.filter((x) => !o.skip?.includes(x.name))) {
       const part = `(SELECT * EXCLUDE (vocabulary_key) FROM read_parquet('${path.join(root, m.tables[t.name]!)}'))`;
+      if (t.name === 'pooled_seller_ids') await createOwnerTable(db.connection, (c) => `${c} = DATE '${date}'`);
       const want =
-        t.name === 'night_summary'
+        t.name === 'pooled_seller_ids'
+          ? `(WITH claims AS (
+               SELECT DISTINCT r.ad_system_domain, r.seller_account_id, r.subject, coalesce(d.owner_domain, coalesce(o.owner_domain, r.subject)) AS owner
+               FROM ads_records r
+               JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
+               LEFT JOIN file_owner_domains o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind
+               LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, r.subject)
+               WHERE r.snapshot_date = '${date}' AND r.relationship = 'DIRECT')
+             SELECT DATE '${date}' AS snapshot_date, ad_system_domain, seller_account_id, count(*)::BIGINT AS sites, count(DISTINCT owner) AS owners,
+                    list_sort(list(DISTINCT owner))[1:5] AS sample_owners
+             FROM claims GROUP BY ALL HAVING count(DISTINCT owner) >= 2)`
+          : t.name === 'night_summary'
           ? `(SELECT CAST('${date}' AS DATE) AS snapshot_date, count(*)::BIGINT AS pooled_ids, coalesce(sum(n), 0)::BIGINT AS pooled_records FROM (
                SELECT ad_system_domain, seller_account_id, count(DISTINCT owner_domain) AS owners, count(*) AS n
                FROM seller_match WHERE relationship = 'DIRECT' AND snapshot_date = '${date}' GROUP BY ALL) WHERE owners >= 2)`

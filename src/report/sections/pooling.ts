@@ -2,7 +2,7 @@
 import type { SectionDef } from '../figure-types.js';
 import { LATEST, latest, VIEWED } from './nights.js';
 import { OWNER_TABLE } from '../owners.js';
-import { poolingNightsSql } from '../../sql/derived.js';
+import { pooledIdsSql, poolingNightsSql } from '../../sql/derived.js';
 
 export const poolingSection: SectionDef = {
   key: 'pooling',
@@ -15,34 +15,18 @@ export const poolingSection: SectionDef = {
       title: 'Seller ids claimed DIRECT by the most owners, in records of valid files (latest night)',
       about:
         "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owners (registrable domains) claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
-      // The pooled ids are found from the records alone: the (ad system, seller id, site) claims
-      // are grouped before each site's owner is joined on (a four-string-key grouping of every
-      // record ran out of memory on a 1M-site night), and seller_match, with its joins to
-      // sellers.json, is read only for the 25 listed.
-      // A file's owner is its first OWNERDOMAIN: the view file_owner_domains, the one definition.
-      sql: `WITH owner AS (
-SELECT subject, file_kind, owner_domain FROM file_owner_domains WHERE ${LATEST}
-), site_owner AS (
-SELECT f.subject, f.file_kind, coalesce(d.owner_domain, coalesce(o.owner_domain, f.subject)) AS owner_domain
-FROM files f
-LEFT JOIN owner o ON o.subject = f.subject AND o.file_kind = f.file_kind
-LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, f.subject)
-WHERE ${latest('f.snapshot_date')} AND f.valid AND f.file_kind IN ('ads.txt', 'app-ads.txt')
-), site_claims AS (
-SELECT ad_system_domain, seller_account_id, subject, file_kind FROM ads_records
-WHERE ${LATEST} AND relationship = 'DIRECT' GROUP BY ALL
-), claims AS (
-SELECT c.ad_system_domain, c.seller_account_id, s.owner_domain, count(DISTINCT c.subject) AS sites
-FROM site_claims c JOIN site_owner s ON s.subject = c.subject AND s.file_kind = c.file_kind
-GROUP BY ALL
+      // The pooled ids of the latest night: its derived rows when it has a current set, else the
+      // same SQL over its records (pooledIdsSql, src/sql/derived.ts); seller_match, with its joins
+      // to sellers.json, is read only for the 25 listed.
+      sql: `WITH pooled AS (
+SELECT * FROM pooled_seller_ids WHERE ${LATEST} AND NOT report_viewed(snapshot_date)
+UNION ALL
+SELECT * FROM (
+${pooledIdsSql((c) => `${latest(c)} AND report_viewed(${c})`)}
+)
 ), top AS (
-SELECT ad_system_domain, seller_account_id, sum(sites)::BIGINT AS sites, count(*) AS owners
-FROM claims GROUP BY ad_system_domain, seller_account_id HAVING count(*) >= 2
+SELECT ad_system_domain, seller_account_id, sites, owners, sample_owners FROM pooled
 ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25
-), samples AS (
-SELECT c.ad_system_domain, c.seller_account_id, min(c.owner_domain, 5) AS sample_owners
-FROM claims c SEMI JOIN top t ON t.ad_system_domain = c.ad_system_domain AND t.seller_account_id = c.seller_account_id
-GROUP BY ALL
 ), matched AS (
 SELECT m.ad_system_domain, m.seller_account_id, coalesce(d.owner_domain, m.owner_domain) AS owner_domain,
   coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller, any_value(m.seller_name) AS seller_name, any_value(m.seller_domain) AS seller_domain
@@ -52,9 +36,8 @@ WHERE ${latest('m.snapshot_date')} AND m.relationship = 'DIRECT'
 GROUP BY ALL
 )
 SELECT t.ad_system_domain, t.seller_account_id, any_value(x.seller_name) AS seller_name, any_value(x.seller_domain) AS seller_domain,
-t.sites, t.owners, count(*) FILTER (WHERE x.matches_seller) AS owners_matching_seller_domain, any_value(s.sample_owners) AS sample_owners
+t.sites, t.owners, count(*) FILTER (WHERE x.matches_seller) AS owners_matching_seller_domain, any_value(t.sample_owners) AS sample_owners
 FROM top t
-JOIN samples s ON s.ad_system_domain = t.ad_system_domain AND s.seller_account_id = t.seller_account_id
 LEFT JOIN matched x ON x.ad_system_domain = t.ad_system_domain AND x.seller_account_id = t.seller_account_id
 GROUP BY t.ad_system_domain, t.seller_account_id, t.sites, t.owners
 ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
