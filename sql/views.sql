@@ -66,8 +66,8 @@ CREATE OR REPLACE MACRO adsnap_observed(file_kind, s) AS CASE WHEN file_kind = '
 -- per table of schemas/tables.ts, over every snapshot date, reading only those parts.
 
 CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
-  SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
-  FROM read_json(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'), columns = {tables: 'JSON'}, filename = true);
+  SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(content, '$.tables.' || t || '.parts') AS VARCHAR[])) AS file
+  FROM read_text(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'));
 CREATE OR REPLACE VIEW targets AS SELECT "target", "target_kind", "rank", "source", "input_line", "input_text", snapshot_date FROM (SELECT * EXCLUDE (filename) FROM read_parquet(list_transform(adsnap_table_roots('targets'), r -> r || '/targets/*/*.parquet'), hive_partitioning = true, union_by_name = true, filename = true)
   WHERE filename IN (SELECT file FROM adsnap_parts('targets'))
   UNION ALL BY NAME SELECT CAST(NULL AS VARCHAR) AS "target", CAST(NULL AS VARCHAR) AS "target_kind", CAST(NULL AS INTEGER) AS "rank", CAST(NULL AS VARCHAR) AS "source", CAST(NULL AS BIGINT) AS "input_line", CAST(NULL AS VARCHAR) AS "input_text", CAST(NULL AS DATE) AS snapshot_date WHERE false);

@@ -29,9 +29,12 @@ const DUCKDB_TYPES: Record<ColumnType, string> = {
   'string[]': 'VARCHAR[]',
 };
 
+// read_text, not read_json: read_json allocates 32 MiB buffers per scan and thread (twice its
+// maximum_object_size, which cannot go below 16 MB), and a query binds one scan per table view it
+// reads: over a dozen views, hundreds of MiB of a 512MB memory_limit for manifests of a few KiB.
 const PARTS_MACRO = `CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
-  SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(tables, '$.' || t || '.parts') AS VARCHAR[])) AS file
-  FROM read_json(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'), columns = {tables: 'JSON'}, filename = true);`;
+  SELECT regexp_replace(filename, '/_runs/[^/]*$', '') || '/' || unnest(CAST(json_extract(content, '$.tables.' || t || '.parts') AS VARCHAR[])) AS file
+  FROM read_text(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'));`;
 
 /**
  * The parts macro over the given manifest files only (the manifests of one night, openSnapshotDb's
@@ -40,8 +43,8 @@ const PARTS_MACRO = `CREATE OR REPLACE MACRO adsnap_parts(t) AS TABLE
  */
 export function nightPartsMacroSql(manifests: readonly string[]): string {
   return PARTS_MACRO.replace(
-    "read_json(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'),",
-    `read_json([${manifests.map(sqlString).join(', ')}],`,
+    "read_text(list_transform(adsnap_table_roots('_runs'), r -> r || '/_runs/*.json'))",
+    `read_text([${manifests.map(sqlString).join(', ')}])`,
   );
 }
 
