@@ -33,8 +33,8 @@ export interface DeriveOutcome {
 export interface DeriveOptions {
   /**
    * DuckDB's memory limit for the derivation (default 512MB). Out of memory under it, the night
-   * is derived again under twice the limit, twice at most (onMemoryRetry is told): a night of 1M
-   * sites needs 2 GB today (docs/performance.md).
+   * is derived again under twice the limit, three times at most (onMemoryRetry is told): a night of
+   * 1M sites needs 4 GB today, for `authorization_counts` (docs/performance.md).
    */
   memoryLimit?: string;
   /** The series sets are written up to this night (`adsnap derive --night`); by default, up to the latest. */
@@ -69,7 +69,7 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
     const runs = await runsOf(root, night);
     if (runs.length === 0) throw new Error(`no complete run of ${night} in ${root}`);
     if (!isCurrent(root, await readMarker(root, night), night, runs)) {
-      const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), o.onMemoryRetry ?? (() => {}), 3);
+      const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), o.onMemoryRetry ?? (() => {}), 4);
       await lock.assertHeld();
       const marker: DerivedMarker = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
       await mkdir(path.dirname(markerPath(root, night)), { recursive: true });
@@ -113,7 +113,7 @@ async function deriveSeries(root: string, from: string | undefined, o: DeriveOpt
       if (!isSeriesCurrent(root, m, night, runs, earlier)) {
         const t0 = performance.now();
         const b: { night: string; carry: string } | null = before;
-        const tables: Record<string, string> = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSeriesSet(root, night, b, memoryLimit), o.onMemoryRetry ?? (() => {}), 3);
+        const tables: Record<string, string> = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSeriesSet(root, night, b, memoryLimit), o.onMemoryRetry ?? (() => {}), 4);
         await lock.assertHeld();
         m = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), earlier, tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
         await mkdir(path.dirname(seriesMarkerPath(root, night)), { recursive: true });
