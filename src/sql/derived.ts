@@ -175,8 +175,8 @@ export const SERIES_TABLES = ['record_changes', 'file_observation_carry'] as con
 
 /**
  * The series SQL, run by src/report/derived.ts: `pairs` and `carry` in a database of the night and
- * the night before (NIGHT, PREV; the carry of the night before read as the view
- * adsnap_carry_before), then `record_changes` in one of the night and the nights the changed
+ * the night before (the variable adsnap_previous_night; the carry of the night before read as the
+ * view adsnap_carry_before), then `record_changes` in one of the night and the nights the changed
  * files were last observed, from the pairs (adsnap_record_changes_of_pairs, sql/views.sql).
  */
 export const SERIES_SQL = {
