@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openSnapshotDb } from '../sql/snapshot-db.js';
+import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
 import {
   DERIVED_TABLES, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker,
@@ -72,9 +72,7 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
       const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), o.onMemoryRetry ?? (() => {}), 4);
       await lock.assertHeld();
       const marker: DerivedMarker = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
-      await mkdir(path.dirname(markerPath(root, night)), { recursive: true });
-      await replaceFileAtomically(markerPath(root, night), JSON.stringify(marker, null, 2) + '\n', { syncDir: true });
-      await removeOtherParts(root, night, new Set(Object.values(tables).map((p) => path.join(root, p))), DERIVED_TABLES.map((t) => t.name));
+      await publish(root, night, markerPath(root, night), marker, DERIVED_TABLES.map((t) => t.name));
       wrote = true;
     }
   } finally {
@@ -116,9 +114,7 @@ async function deriveSeries(root: string, from: string | undefined, o: DeriveOpt
         const tables: Record<string, string> = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSeriesSet(root, night, b, memoryLimit), o.onMemoryRetry ?? (() => {}), 4);
         await lock.assertHeld();
         m = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), earlier, tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
-        await mkdir(path.dirname(seriesMarkerPath(root, night)), { recursive: true });
-        await replaceFileAtomically(seriesMarkerPath(root, night), JSON.stringify(m, null, 2) + '\n', { syncDir: true });
-        await removeOtherParts(root, night, new Set(Object.values(tables).map((p) => path.join(root, p))), SERIES_TABLES);
+        await publish(root, night, seriesMarkerPath(root, night), m, SERIES_TABLES);
         wrote = true;
       }
       before = { night, carry: path.join(root, m!.tables.file_observation_carry!) };
@@ -136,29 +132,14 @@ async function deriveSeries(root: string, from: string | undefined, o: DeriveOpt
  * and the nights the changed files were last observed, for their records.
  */
 async function writeSeriesSet(root: string, night: string, before: { night: string; carry: string } | null, memoryLimit: string): Promise<Record<string, string>> {
-  const set = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const set = newSetName();
   const tables: Record<string, string> = {};
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-series-'));
   const pairs = path.join(work, 'pairs.parquet');
-  const open = async (nights: string[]) => {
-    const db = await openSnapshotDb(root, { derived: false, night: nights });
-    await db.rows(`SET memory_limit = $1`, [memoryLimit]);
-    await db.rows(`SET preserve_insertion_order = false`);
-    await db.rows(`SET VARIABLE adsnap_derive_night = CAST($1 AS DATE)`, [night]);
-    await db.rows(`SET VARIABLE adsnap_vocabulary_key = $1`, [derivedKey()]);
-    return db;
-  };
-  const write = async (db: Awaited<ReturnType<typeof open>>, table: string, sql: string) => {
-    const file = partPath(root, table, night, set);
-    await mkdir(path.dirname(file), { recursive: true });
-    const tmp = temporaryName(file);
-    await db.rows(`COPY (SELECT *, getvariable('adsnap_vocabulary_key') AS vocabulary_key FROM (${sql})) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
-    await rename(tmp, file);
-    tables[table] = path.relative(root, file);
-  };
+  const write = async (db: SnapshotDb, table: string, sql: string) => (tables[table] = await writePart(db, root, table, night, set, sql));
   try {
     let previous: string[] = [];
-    const db = await open(before ? [before.night, night] : [night]);
+    const db = await openDerivation(root, before ? [before.night, night] : [night], night, memoryLimit);
     try {
       await db.rows(`SET VARIABLE adsnap_previous_night = CAST($1 AS DATE)`, [before?.night ?? null]);
       await db.connection.run(`CREATE TEMP TABLE adsnap_observed_files AS ${SERIES_SQL.observed}`);
@@ -171,7 +152,7 @@ async function writeSeriesSet(root: string, night: string, before: { night: stri
     } finally {
       db.close();
     }
-    const db2 = await open([night, ...previous]);
+    const db2 = await openDerivation(root, [night, ...previous], night, memoryLimit);
     try {
       await db2.connection.run(`CREATE OR REPLACE VIEW file_change_pairs AS SELECT * FROM read_parquet(${sqlString(pairs)})`);
       await write(db2, 'record_changes', SERIES_SQL.record_changes);
@@ -186,32 +167,58 @@ async function writeSeriesSet(root: string, night: string, before: { night: stri
 
 /** Computes every derived table of `night` from the definitions (no derived set read) and writes its parts; returns them, relative to the root. */
 async function writeSet(root: string, night: string, o: DeriveOptions): Promise<Record<string, string>> {
-  const set = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const set = newSetName();
   // Only the night's folders are read: the derivation of a night costs the same whatever the root
   // holds besides (no derived table reads another night: test/derived.test.ts checks each against its view).
-  const db = await openSnapshotDb(root, { derived: false, night });
+  const db = await openDerivation(root, [night], night, o.memoryLimit ?? '512MB');
   const tables: Record<string, string> = {};
   try {
-    await db.rows(`SET memory_limit = $1`, [o.memoryLimit ?? '512MB']);
-    await db.rows(`SET preserve_insertion_order = false`);
-    // The night and the key are bound once, into variables the SQL reads: no value is spliced into the text.
-    await db.rows(`SET VARIABLE adsnap_derive_night = CAST($1 AS DATE)`, [night]);
-    await db.rows(`SET VARIABLE adsnap_vocabulary_key = $1`, [derivedKey()]);
     await createOwnerTable(db.connection, (c) => `${c} = getvariable('adsnap_derive_night')`);
     // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
-    for (const t of DERIVED_TABLES) {
-      const file = partPath(root, t.name, night, set);
-      await mkdir(path.dirname(file), { recursive: true });
-      // A hidden temporary name (no reader's glob matches it), renamed once whole.
-      const tmp = temporaryName(file);
-      await db.rows(`COPY (SELECT *, getvariable('adsnap_vocabulary_key') AS vocabulary_key FROM (${nightSql(t, night)})) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
-      await rename(tmp, file);
-      tables[t.name] = path.relative(root, file);
-    }
+    for (const t of DERIVED_TABLES) tables[t.name] = await writePart(db, root, t.name, night, set, nightSql(t, night));
   } finally {
     db.close();
   }
   return tables;
+}
+
+/** A new set's name: parts of different derivations of a night never share a file. */
+const newSetName = (): string => `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * A database of `nights`' folders of `root` (no derived set read) for deriving `night`: DuckDB's
+ * memory capped, and the night and the vocabulary key bound once, into variables the SQL reads (no
+ * value is spliced into the text).
+ */
+async function openDerivation(root: string, nights: string[], night: string, memoryLimit: string): Promise<SnapshotDb> {
+  const db = await openSnapshotDb(root, { derived: false, night: nights });
+  try {
+    await db.rows(`SET memory_limit = $1`, [memoryLimit]);
+    await db.rows(`SET preserve_insertion_order = false`);
+    await db.rows(`SET VARIABLE adsnap_derive_night = CAST($1 AS DATE)`, [night]);
+    await db.rows(`SET VARIABLE adsnap_vocabulary_key = $1`, [derivedKey()]);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** `sql`'s rows, each with the vocabulary key, as the part of `table` for `night` in set `set`: written under a hidden temporary name (no reader's glob matches it), renamed once whole. Returns it relative to the root. */
+async function writePart(db: SnapshotDb, root: string, table: string, night: string, set: string, sql: string): Promise<string> {
+  const file = partPath(root, table, night, set);
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = temporaryName(file);
+  await db.rows(`COPY (SELECT *, getvariable('adsnap_vocabulary_key') AS vocabulary_key FROM (${sql})) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
+  await rename(tmp, file);
+  return path.relative(root, file);
+}
+
+/** Writes a set's marker (the one rename that makes the set current), then removes the night's other parts of `names`. */
+async function publish(root: string, night: string, marker: string, content: { tables: Record<string, string> }, names: readonly string[]): Promise<void> {
+  await mkdir(path.dirname(marker), { recursive: true });
+  await replaceFileAtomically(marker, JSON.stringify(content, null, 2) + '\n', { syncDir: true });
+  await removeOtherParts(root, night, new Set(Object.values(content.tables).map((p) => path.join(root, p))), names);
 }
 
 /** Removes the parts of `night` of `names` that `keep` does not name: older sets, and those of a derivation killed before its marker. */
