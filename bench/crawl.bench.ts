@@ -109,7 +109,7 @@ async function crawlOnce(web: Web, out: string, extra: readonly string[] = []) {
     cpuS: manifest.resources.cpu_user_s + manifest.resources.cpu_system_s,
     // The manifest's peak is taken when it is written; the night's derived tables come after it
     // (pipelines/run-commit.ts), so the sampled peak is the night's when it is higher.
-    rssMb: Math.max(manifest.resources.max_rss_mb as number, ...samples),
+    rssMb: samples.reduce((a, b) => Math.max(a, b), manifest.resources.max_rss_mb as number),
     rssTrend: [0.25, 0.5, 0.75].map(at),
     requests: f.requests,
     /** Seconds from the spawn to the first request (process start, list, setup) and from the last request's end to the exit (the commit). */

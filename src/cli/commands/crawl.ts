@@ -16,8 +16,8 @@ import { UsageError } from '../usage-error.js';
  * body chunks), and V8 lets such a heap grow to 3–5× its live size before collecting. A slower
  * heap growth keeps peak RSS nearer the live set. At 50% (the setting until 2026-11-28) V8 ran a
  * full collection about once a second and its marking threads spent a fifth of the crawl's CPU;
- * at 100% the crawl takes 7–21% less CPU (20k sites over HTTPS, 100k over HTTP) for 50 MB more
- * RSS while it fetches (docs/performance.md, "The body's compression on the caller's thread, and
+ * at 100% a 100k-site crawl over HTTP took 21% less CPU, a 20k one over HTTPS (where the TLS
+ * handshakes weigh most) 0–7% less, for ~50 MB more RSS while it fetches (docs/performance.md, "The body's compression on the caller's thread, and
  * the heap's growth"). Set before the crawl allocates anything. The Parquet worker keeps V8's
  * default young generation: capped at 4 MB it spent half its time collecting.
  *
