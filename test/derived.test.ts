@@ -244,6 +244,29 @@ describe('derived tables', () => {
     expect(bad.code).toBe(2);
   }, 600_000);
 
+  it('one database for a root\'s derivation: each step reads its own nights, and a step out of memory is run again in it under a larger limit', { timeout: 600_000 }, async () => {
+    const root = copyRoot('one-db');
+    // readNights points the table views, and every view over them, at other nights' folders.
+    const db = await openSnapshotDb(root, { derived: false, night: [NIGHTS[0]] });
+    try {
+      const nights = async () => (await db.rows(`SELECT DISTINCT strftime(snapshot_date, '%Y-%m-%d') AS d FROM listed_sites ORDER BY d`)).map((r) => r.d);
+      expect(await nights()).toEqual([NIGHTS[0]]);
+      await db.readNights([NIGHTS[1], NIGHTS[2]]);
+      expect(await nights()).toEqual([NIGHTS[1], NIGHTS[2]]);
+      const [files] = await db.rows(`SELECT count(DISTINCT snapshot_date) AS n FROM files`);
+      expect(files!.n).toBe(2);
+    } finally {
+      db.close();
+    }
+    rmSync(path.join(root, '_derived'), { recursive: true });
+    // A limit nothing fits in: every step runs out of memory first, and its retry in the same database writes what a fresh one would.
+    const retries: string[] = [];
+    const done = await deriveRoot(root, { memoryLimit: '6MB', onMemoryRetry: (next) => retries.push(next) });
+    expect(done.map((d) => d.outcome)).toEqual(['written', 'written', 'written']);
+    expect(retries.length).toBeGreaterThan(0);
+    for (const date of NIGHTS) expect(await derivedAgainstViews(root, date)).toEqual([]);
+  });
+
   it('a path that is not a snapshot root exits 2 and creates nothing', { timeout: 120_000 }, async () => {
     const dir = tempDir();
     const missing = path.join(dir, 'nowhere');

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
 import {
-  DERIVED_TABLES, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker,
+  DERIVED_TABLES, OWNER_TABLE, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker,
   readSeriesMarker, seriesMarkerPath, type DerivedMarker, type SeriesMarker,
 } from '../sql/derived.js';
 import { createOwnerTable } from './owners.js';
@@ -62,6 +62,17 @@ async function runsOf(root: string, night: string): Promise<string[]> {
  * run of the night.
  */
 export async function deriveNight(root: string, night: string, o: DeriveOptions = {}): Promise<DeriveOutcome> {
+  const db = new DerivationDb(root);
+  try {
+    return await deriveNightIn(db, night, o);
+  } finally {
+    db.close();
+  }
+}
+
+/** deriveNight in `db` (of its root): one database for the night's set and its series sets, each step reading its own nights. */
+async function deriveNightIn(db: DerivationDb, night: string, o: DeriveOptions): Promise<DeriveOutcome> {
+  const root = db.root;
   const t0 = performance.now();
   const lock = await RunLock.acquire(path.join(root, '_staging'), `derive-${night}`, o.lock);
   let wrote = false;
@@ -69,7 +80,7 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
     const runs = await runsOf(root, night);
     if (runs.length === 0) throw new Error(`no complete run of ${night} in ${root}`);
     if (!isCurrent(root, await readMarker(root, night), night, runs)) {
-      const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(root, night, { ...o, memoryLimit }), o.onMemoryRetry ?? (() => {}), 4);
+      const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(db, night, memoryLimit), o.onMemoryRetry ?? (() => {}), 4);
       await lock.assertHeld();
       const marker: DerivedMarker = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
       await publish(root, night, markerPath(root, night), marker, DERIVED_TABLES.map((t) => t.name));
@@ -79,7 +90,7 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
     await lock.release();
   }
   // The series sets of this night and, unless bounded, of every later one: a night crawled again changes the nights after it.
-  wrote = (await deriveSeries(root, o.seriesChain ? undefined : night, o)) || wrote;
+  wrote = (await deriveSeries(db, o.seriesChain ? undefined : night, o)) || wrote;
   return { night, outcome: wrote ? 'written' : 'current', seconds: wrote ? Math.round(performance.now() - t0) / 1000 : 0 };
 }
 
@@ -88,7 +99,8 @@ export async function deriveNight(root: string, night: string, o: DeriveOptions 
  * `from` on, when the night before it has a current set; else none), oldest first, under the
  * root's series lock: each night's from the one before it. Returns whether it wrote any.
  */
-async function deriveSeries(root: string, from: string | undefined, o: DeriveOptions): Promise<boolean> {
+async function deriveSeries(db: DerivationDb, from: string | undefined, o: DeriveOptions): Promise<boolean> {
+  const root = db.root;
   const lock = await RunLock.acquire(path.join(root, '_staging'), 'derive-series', o.lock);
   try {
     const byNight = new Map<string, string[]>();
@@ -111,7 +123,7 @@ async function deriveSeries(root: string, from: string | undefined, o: DeriveOpt
       if (!isSeriesCurrent(root, m, night, runs, earlier)) {
         const t0 = performance.now();
         const b: { night: string; carry: string } | null = before;
-        const tables: Record<string, string> = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSeriesSet(root, night, b, memoryLimit), o.onMemoryRetry ?? (() => {}), 4);
+        const tables: Record<string, string> = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSeriesSet(db, night, b, memoryLimit), o.onMemoryRetry ?? (() => {}), 4);
         await lock.assertHeld();
         m = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), earlier, tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
         await publish(root, night, seriesMarkerPath(root, night), m, SERIES_TABLES);
@@ -128,36 +140,40 @@ async function deriveSeries(root: string, from: string | undefined, o: DeriveOpt
 /**
  * Computes the series tables of `night` from the night before (`before`: its date and carry part;
  * null for the first night) and writes their parts; returns them, relative to the root. Two
- * databases: the night and the night before, for the changed files and the carry; then the night
- * and the nights the changed files were last observed, for their records.
+ * steps, each with the table views over its own nights: the night and the night before, for the
+ * changed files and the carry; then the night and the nights the changed files were last
+ * observed, for their records.
  */
-async function writeSeriesSet(root: string, night: string, before: { night: string; carry: string } | null, memoryLimit: string): Promise<Record<string, string>> {
+async function writeSeriesSet(derivation: DerivationDb, night: string, before: { night: string; carry: string } | null, memoryLimit: string): Promise<Record<string, string>> {
+  const root = derivation.root;
   const set = newSetName();
   const tables: Record<string, string> = {};
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-series-'));
   const pairs = path.join(work, 'pairs.parquet');
   const write = async (db: SnapshotDb, table: string, sql: string) => (tables[table] = await writePart(db, root, table, night, set, sql));
   try {
-    let previous: string[] = [];
-    const db = await openDerivation(root, before ? [before.night, night] : [night], night, memoryLimit);
+    const db = await derivation.use(before ? [before.night, night] : [night], night, memoryLimit);
     try {
       await db.rows(`SET VARIABLE adsnap_previous_night = CAST($1 AS DATE)`, [before?.night ?? null]);
-      await db.connection.run(`CREATE TEMP TABLE adsnap_observed_files AS ${SERIES_SQL.observed}`);
+      await db.connection.run(`CREATE OR REPLACE TEMP TABLE adsnap_observed_files AS ${SERIES_SQL.observed}`);
       const carried = before ? `SELECT * FROM read_parquet(${sqlString(before.carry)})` : `SELECT * FROM adsnap_observed_files WHERE false`;
-      await db.connection.run(`CREATE TEMP VIEW adsnap_carry_before AS SELECT subject, file_kind, observed_date, status, sha256 FROM (${carried})`);
-      await db.connection.run(`CREATE TEMP TABLE adsnap_state_before AS ${SERIES_SQL.before}`);
+      await db.connection.run(`CREATE OR REPLACE TEMP VIEW adsnap_carry_before AS SELECT subject, file_kind, observed_date, status, sha256 FROM (${carried})`);
+      await db.connection.run(`CREATE OR REPLACE TEMP TABLE adsnap_state_before AS ${SERIES_SQL.before}`);
       await write(db, 'file_observation_carry', SERIES_SQL.carry);
       await db.connection.run(`COPY (${SERIES_SQL.pairs}) TO ${sqlString(pairs)} (FORMAT parquet)`);
-      previous = (await db.rows(`SELECT DISTINCT strftime(previous_date, '%Y-%m-%d') AS d FROM read_parquet(${sqlString(pairs)})`)).map((r) => String(r.d));
     } finally {
-      db.close();
+      for (const drop of ['TABLE IF EXISTS adsnap_state_before', 'VIEW IF EXISTS adsnap_carry_before', 'TABLE IF EXISTS adsnap_observed_files']) await db.connection.run(`DROP ${drop}`);
     }
-    const db2 = await openDerivation(root, [night, ...previous], night, memoryLimit);
+    const previous = (await db.rows(`SELECT DISTINCT strftime(previous_date, '%Y-%m-%d') AS d FROM read_parquet(${sqlString(pairs)})`)).map((r) => String(r.d));
+    // The records of the changed files: the night and the nights they were last observed.
+    await derivation.use([night, ...previous], night, memoryLimit);
+    // record_changes' definition reads file_change_pairs: for this night's write, the pairs just computed; then the shipped view again.
+    const [shipped] = await db.rows(`SELECT sql FROM duckdb_views() WHERE view_name = 'file_change_pairs' AND NOT temporary`);
+    await db.connection.run(`CREATE OR REPLACE VIEW file_change_pairs AS SELECT * FROM read_parquet(${sqlString(pairs)})`);
     try {
-      await db2.connection.run(`CREATE OR REPLACE VIEW file_change_pairs AS SELECT * FROM read_parquet(${sqlString(pairs)})`);
-      await write(db2, 'record_changes', SERIES_SQL.record_changes);
+      await write(db, 'record_changes', SERIES_SQL.record_changes);
     } finally {
-      db2.close();
+      await db.connection.run(String(shipped!.sql).replace(/^CREATE VIEW/, 'CREATE OR REPLACE VIEW'));
     }
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -166,18 +182,18 @@ async function writeSeriesSet(root: string, night: string, before: { night: stri
 }
 
 /** Computes every derived table of `night` from the definitions (no derived set read) and writes its parts; returns them, relative to the root. */
-async function writeSet(root: string, night: string, o: DeriveOptions): Promise<Record<string, string>> {
+async function writeSet(derivation: DerivationDb, night: string, memoryLimit: string): Promise<Record<string, string>> {
   const set = newSetName();
   // Only the night's folders are read: the derivation of a night costs the same whatever the root
   // holds besides (no derived table reads another night: test/derived.test.ts checks each against its view).
-  const db = await openDerivation(root, [night], night, o.memoryLimit ?? '512MB');
+  const db = await derivation.use([night], night, memoryLimit);
   const tables: Record<string, string> = {};
   try {
     await createOwnerTable(db.connection, (c) => `${c} = getvariable('adsnap_derive_night')`);
     // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
-    for (const t of DERIVED_TABLES) tables[t.name] = await writePart(db, root, t.name, night, set, nightSql(t, night));
+    for (const t of DERIVED_TABLES) tables[t.name] = await writePart(db, derivation.root, t.name, night, set, nightSql(t, night));
   } finally {
-    db.close();
+    await db.connection.run(`DROP TABLE IF EXISTS ${OWNER_TABLE}`);
   }
   return tables;
 }
@@ -186,22 +202,44 @@ async function writeSet(root: string, night: string, o: DeriveOptions): Promise<
 const newSetName = (): string => `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
 /**
- * A database of `nights`' folders of `root` (no derived set read) for deriving `night`: DuckDB's
- * memory capped, and the night and the vocabulary key bound once, into variables the SQL reads (no
- * value is spliced into the text).
+ * The database a derivation reads `root` through, opened once (the binding of views.sql's views
+ * is most of an open's cost, 0.5-1.3 s) and pointed at each step's nights in turn: the night's set
+ * reads the night alone, its series set the night before and the nights its changed files were
+ * last observed (SnapshotDb.readNights). No derived set is read.
  */
-async function openDerivation(root: string, nights: string[], night: string, memoryLimit: string): Promise<SnapshotDb> {
-  const db = await openSnapshotDb(root, { derived: false, night: nights });
-  try {
-    await db.rows(`SET memory_limit = $1`, [memoryLimit]);
-    await db.rows(`SET preserve_insertion_order = false`);
-    await db.rows(`SET VARIABLE adsnap_derive_night = CAST($1 AS DATE)`, [night]);
-    await db.rows(`SET VARIABLE adsnap_vocabulary_key = $1`, [derivedKey()]);
-  } catch (err) {
-    db.close();
-    throw err;
+class DerivationDb {
+  #db: SnapshotDb | null = null;
+  #nights = '';
+
+  constructor(readonly root: string) {}
+
+  /**
+   * The database with its table views over `nights`' folders, DuckDB's memory capped at
+   * `memoryLimit`, and the night and the vocabulary key bound into variables the SQL reads (no
+   * value is spliced into the text).
+   */
+  async use(nights: readonly string[], night: string, memoryLimit: string): Promise<SnapshotDb> {
+    const wanted = [...new Set(nights)];
+    const key = [...wanted].sort().join(' ');
+    if (this.#db === null) {
+      this.#db = await openSnapshotDb(this.root, { derived: false, night: wanted });
+      this.#nights = key;
+      await this.#db.rows(`SET preserve_insertion_order = false`);
+      await this.#db.rows(`SET VARIABLE adsnap_vocabulary_key = $1`, [derivedKey()]);
+    } else if (key !== this.#nights) {
+      this.#nights = '';
+      await this.#db.readNights(wanted);
+      this.#nights = key;
+    }
+    await this.#db.rows(`SET memory_limit = $1`, [memoryLimit]);
+    await this.#db.rows(`SET VARIABLE adsnap_derive_night = CAST($1 AS DATE)`, [night]);
+    return this.#db;
   }
-  return db;
+
+  close(): void {
+    this.#db?.close();
+    this.#db = null;
+  }
 }
 
 /** `sql`'s rows, each with the vocabulary key, as the part of `table` for `night` in set `set`: written under a hidden temporary name (no reader's glob matches it), renamed once whole. Returns it relative to the root. */
@@ -236,7 +274,12 @@ async function removeOtherParts(root: string, night: string, keep: Set<string>, 
 export async function deriveRoot(root: string, o: DeriveOptions & { night?: string } = {}): Promise<DeriveOutcome[]> {
   const nights = [...new Set((await completedRuns(root)).map((r) => r.snapshotDate))].filter((d) => !o.night || d === o.night).sort();
   const out: DeriveOutcome[] = [];
-  // Each night's series set with the night (the last night's, up to the latest or to --night).
-  for (const [i, night] of nights.entries()) out.push(await deriveNight(root, night, { ...o, seriesChain: true, seriesThrough: i < nights.length - 1 ? night : o.night }));
+  const db = new DerivationDb(root);
+  try {
+    // Each night's series set with the night (the last night's, up to the latest or to --night).
+    for (const [i, night] of nights.entries()) out.push(await deriveNightIn(db, night, { ...o, seriesChain: true, seriesThrough: i < nights.length - 1 ? night : o.night }));
+  } finally {
+    db.close();
+  }
   return out;
 }

@@ -61,6 +61,18 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
     connection: db,
     /** The nights whose figure views read a current derived set, and those read from the definitions. */
     derived,
+    /**
+     * Binds the table views to `nights`' folders instead (a database opened with `night` and
+     * `derived: false`, as a derivation opens it): every view over them then reads those nights
+     * alone, as a database opened with them would, without binding views.sql's other views again
+     * (DuckDB binds a view's query where it is read, so they follow).
+     */
+    async readNights(next: readonly string[]): Promise<void> {
+      if (nights === undefined || o.derived !== false) throw new Error('readNights needs a database opened with night and derived: false');
+      const wanted = [...new Set(next)];
+      for (const n of wanted) if (!isCalendarDate(n)) throw new Error(`not a night: ${JSON.stringify(n)}`);
+      for (const sql of await tableViewStatements(db, list, wanted)) await db.run(sql);
+    },
     /** `params`: values bound to `$1`, `$2`, … (never spliced into the SQL text). */
     async rows(sql: string, params?: (string | number | boolean | null)[]): Promise<Record<string, unknown>[]> {
       const reader = params ? await db.runAndReadAll(sql, params) : await db.runAndReadAll(sql);
@@ -101,13 +113,24 @@ function assertSnapshotRoot(root: string): void {
 /**
  * Runs sql/views.sql, split into statements by DuckDB itself, with its table-views block as
  * src/sql/table-views.ts generates it (the checked-in block is the same text: test/table-views.test.ts).
- * A root that holds no part of a table (written by an adsnap version before that table existed)
- * or no manifest yet (allowEmpty) is left out of that table's reading through the variable
- * adsnap_missing (views.sql's adsnap_table_roots). What no root holds gets its stand-in instead
- * of its view (an empty view with the table's columns, or a parts macro listing none), chosen
- * before anything runs: every failure is a real one and throws.
  */
 async function loadViews(db: DuckDBConnection, roots: readonly string[], nights?: readonly string[]): Promise<void> {
+  const tableViews = await tableViewStatements(db, roots, nights);
+  const { before, after } = aroundTableViews(await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
+  await runScript(db, before);
+  for (const sql of tableViews) await db.run(sql);
+  await runScript(db, after);
+}
+
+/**
+ * The table-views block's statements for `roots` (and `nights`' folders only, when given), with the
+ * variable adsnap_missing set. A root that holds no part of a table (written by an adsnap version
+ * before that table existed) or no manifest yet (allowEmpty) is left out of that table's reading
+ * through adsnap_missing (views.sql's adsnap_table_roots). What no root holds gets its stand-in
+ * instead of its view (an empty view with the table's columns, or a parts macro listing none),
+ * chosen before anything runs: every failure is a real one and throws.
+ */
+async function tableViewStatements(db: DuckDBConnection, roots: readonly string[], nights?: readonly string[]): Promise<string[]> {
   const missing: Record<string, string[]> = {};
   const nowhere = new Set<string>();
   const held: Set<string>[] = [];
@@ -138,14 +161,11 @@ async function loadViews(db: DuckDBConnection, roots: readonly string[], nights?
     else if (without.length > 0) missing[name] = without;
   }
   await db.run('SET VARIABLE adsnap_missing = CAST(CAST($1 AS JSON) AS MAP(VARCHAR, VARCHAR[]))', [JSON.stringify(missing)], [VARCHAR]);
-  const { before, after } = aroundTableViews(await readFile(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
-  await runScript(db, before);
-  for (const name of VIEW_SOURCES) {
-    if (nowhere.has(name)) await db.run(standInSql(name));
-    else if (name === '_runs' && nights !== undefined) await db.run(nightPartsMacroSql(manifests));
-    else await db.run(viewSql(name, nights === undefined ? undefined : folders.get(name)));
-  }
-  await runScript(db, after);
+  return VIEW_SOURCES.map((name) => {
+    if (nowhere.has(name)) return standInSql(name);
+    if (name === '_runs' && nights !== undefined) return nightPartsMacroSql(manifests);
+    return viewSql(name, nights === undefined ? undefined : folders.get(name));
+  });
 }
 
 async function runScript(db: DuckDBConnection, sql: string): Promise<void> {
