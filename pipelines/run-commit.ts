@@ -6,7 +6,6 @@
 import { performance } from 'node:perf_hooks';
 import { tableNames } from '../schemas/tables.js';
 import { DEFAULT_COMMIT_MEMORY, compactStaged } from '../src/sink/compact.js';
-import { doubledDuckDbSize } from '../src/util/duckdb-size.js';
 import { planCommit, planTables, publishPlan, writeRunManifest, type StagedPart } from '../src/sink/index.js';
 import type { RunLock } from '../src/store/run-lock.js';
 import type { CrawlOptions, CrawlResult } from './crawl-options.js';
@@ -22,7 +21,8 @@ import { writeShardReport } from './shard-exchange.js';
  */
 async function deriveCommittedNight(outDir: string, night: string, memoryLimit: string): Promise<unknown> {
   const { deriveNight } = await import('../src/report/derived.js');
-  return deriveNight(outDir, night, { memoryLimit });
+  // Up to 16 times the commit's limit (2 GB from the default 128MB), as a table needs it.
+  return deriveNight(outDir, night, { memoryLimit, memoryDoublings: 4 });
 }
 
 /** Whether this commit completes its night: every run of an unsharded crawl; of a sharded one, the last stage's (intermediaries), once for the union. */
@@ -85,12 +85,12 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
   await pause('manifest');
   // The night's derived tables (the vocabulary materialized: src/report/derived.ts), written after the manifest.
   // Without them (a failure, a kill before them) readers use the definitions for this night and
-  // `adsnap derive` writes them later: nothing is lost. Their joins need more room than the
-  // compaction's sort (which spills): twice the commit's limit to start.
+  // `adsnap derive` writes them later: nothing is lost. They start under the commit's limit, as
+  // the compaction does: a table that needs more (some of a 100k-site night's joins) is written
+  // again under twice the limit, which holds for the tables after it. Starting higher for every
+  // night costs peak RSS where every table fits (docs/performance.md).
   if (completesNight(manifest)) {
-    const limit = commitMemory(options);
-    // deriveNight itself tries again under twice the limit when DuckDB runs out of memory.
-    await deriveCommittedNight(options.outDir, manifest.snapshot_date, doubledDuckDbSize(limit) ?? limit).catch((err: Error) =>
+    await deriveCommittedNight(options.outDir, manifest.snapshot_date, commitMemory(options)).catch((err: Error) =>
       process.stderr.write(`adsnap crawl: no derived tables for ${manifest.snapshot_date} (${err.message}); readers use the views' definitions for this night until \`adsnap derive ${options.outDir}\` writes them\n`),
     );
   }

@@ -259,11 +259,14 @@ describe('derived tables', () => {
       db.close();
     }
     rmSync(path.join(root, '_derived'), { recursive: true });
-    // A limit nothing fits in: every step runs out of memory first, and its retry in the same database writes what a fresh one would.
+    // A limit too small for the first tables: a table out of memory is written again in the same
+    // database under twice the limit, which then holds (each doubling said once), and the sets are
+    // what a fresh database writes.
     const retries: string[] = [];
-    const done = await deriveRoot(root, { memoryLimit: '6MB', onMemoryRetry: (next) => retries.push(next) });
+    const done = await deriveRoot(root, { memoryLimit: '12MB', memoryDoublings: 5, onMemoryRetry: (next) => retries.push(next) });
     expect(done.map((d) => d.outcome)).toEqual(['written', 'written', 'written']);
     expect(retries.length).toBeGreaterThan(0);
+    expect(retries).toEqual(['24MB', '48MB', '96MB', '192MB', '384MB'].slice(0, retries.length));
     for (const date of NIGHTS) expect(await derivedAgainstViews(root, date)).toEqual([]);
   });
 

@@ -32,11 +32,13 @@ export interface DeriveOutcome {
 
 export interface DeriveOptions {
   /**
-   * DuckDB's memory limit for the derivation (default 512MB). Out of memory under it, the night
-   * is derived again under twice the limit, three times at most (onMemoryRetry is told): a night of
-   * 1M sites needs 4 GB today, for `authorization_counts` (docs/performance.md).
+   * DuckDB's memory limit for the derivation to start with (default 512MB). A table (or series
+   * step) that runs out of memory under it is written again under twice the limit, which then holds
+   * for the rest of the derivation, `memoryDoublings` times at most (default 3; onMemoryRetry is
+   * told): a night of 1M sites needs 4 GB today, for `authorization_counts` (docs/performance.md).
    */
   memoryLimit?: string;
+  memoryDoublings?: number;
   /** The series sets are written up to this night (`adsnap derive --night`); by default, up to the latest. */
   seriesThrough?: string;
   /**
@@ -62,7 +64,7 @@ async function runsOf(root: string, night: string): Promise<string[]> {
  * run of the night.
  */
 export async function deriveNight(root: string, night: string, o: DeriveOptions = {}): Promise<DeriveOutcome> {
-  const db = new DerivationDb(root);
+  const db = new DerivationDb(root, o);
   try {
     return await deriveNightIn(db, night, o);
   } finally {
@@ -80,7 +82,7 @@ async function deriveNightIn(db: DerivationDb, night: string, o: DeriveOptions):
     const runs = await runsOf(root, night);
     if (runs.length === 0) throw new Error(`no complete run of ${night} in ${root}`);
     if (!isCurrent(root, await readMarker(root, night), night, runs)) {
-      const tables = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSet(db, night, memoryLimit), o.onMemoryRetry ?? (() => {}), 4);
+      const tables = await writeSet(db, night);
       await lock.assertHeld();
       const marker: DerivedMarker = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
       await publish(root, night, markerPath(root, night), marker, DERIVED_TABLES.map((t) => t.name));
@@ -123,7 +125,7 @@ async function deriveSeries(db: DerivationDb, from: string | undefined, o: Deriv
       if (!isSeriesCurrent(root, m, night, runs, earlier)) {
         const t0 = performance.now();
         const b: { night: string; carry: string } | null = before;
-        const tables: Record<string, string> = await withMemoryRetry(o.memoryLimit ?? '512MB', (memoryLimit) => writeSeriesSet(db, night, b, memoryLimit), o.onMemoryRetry ?? (() => {}), 4);
+        const tables: Record<string, string> = await db.retrying(() => writeSeriesSet(db, night, b));
         await lock.assertHeld();
         m = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), earlier, tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
         await publish(root, night, seriesMarkerPath(root, night), m, SERIES_TABLES);
@@ -144,7 +146,7 @@ async function deriveSeries(db: DerivationDb, from: string | undefined, o: Deriv
  * changed files and the carry; then the night and the nights the changed files were last
  * observed, for their records.
  */
-async function writeSeriesSet(derivation: DerivationDb, night: string, before: { night: string; carry: string } | null, memoryLimit: string): Promise<Record<string, string>> {
+async function writeSeriesSet(derivation: DerivationDb, night: string, before: { night: string; carry: string } | null): Promise<Record<string, string>> {
   const root = derivation.root;
   const set = newSetName();
   const tables: Record<string, string> = {};
@@ -152,7 +154,7 @@ async function writeSeriesSet(derivation: DerivationDb, night: string, before: {
   const pairs = path.join(work, 'pairs.parquet');
   const write = async (db: SnapshotDb, table: string, sql: string) => (tables[table] = await writePart(db, root, table, night, set, sql));
   try {
-    const db = await derivation.use(before ? [before.night, night] : [night], night, memoryLimit);
+    const db = await derivation.use(before ? [before.night, night] : [night], night);
     try {
       await db.rows(`SET VARIABLE adsnap_previous_night = CAST($1 AS DATE)`, [before?.night ?? null]);
       await db.connection.run(`CREATE OR REPLACE TEMP TABLE adsnap_observed_files AS ${SERIES_SQL.observed}`);
@@ -166,7 +168,7 @@ async function writeSeriesSet(derivation: DerivationDb, night: string, before: {
     }
     const previous = (await db.rows(`SELECT DISTINCT strftime(previous_date, '%Y-%m-%d') AS d FROM read_parquet(${sqlString(pairs)})`)).map((r) => String(r.d));
     // The records of the changed files: the night and the nights they were last observed.
-    await derivation.use([night, ...previous], night, memoryLimit);
+    await derivation.use([night, ...previous], night);
     // record_changes' definition reads file_change_pairs: for this night's write, the pairs just computed; then the shipped view again.
     const [shipped] = await db.rows(`SELECT sql FROM duckdb_views() WHERE view_name = 'file_change_pairs' AND NOT temporary`);
     await db.connection.run(`CREATE OR REPLACE VIEW file_change_pairs AS SELECT * FROM read_parquet(${sqlString(pairs)})`);
@@ -182,16 +184,17 @@ async function writeSeriesSet(derivation: DerivationDb, night: string, before: {
 }
 
 /** Computes every derived table of `night` from the definitions (no derived set read) and writes its parts; returns them, relative to the root. */
-async function writeSet(derivation: DerivationDb, night: string, memoryLimit: string): Promise<Record<string, string>> {
+async function writeSet(derivation: DerivationDb, night: string): Promise<Record<string, string>> {
   const set = newSetName();
   // Only the night's folders are read: the derivation of a night costs the same whatever the root
   // holds besides (no derived table reads another night: test/derived.test.ts checks each against its view).
-  const db = await derivation.use([night], night, memoryLimit);
+  const db = await derivation.use([night], night);
   const tables: Record<string, string> = {};
   try {
-    await createOwnerTable(db.connection, (c) => `${c} = getvariable('adsnap_derive_night')`);
+    await derivation.retrying(() => createOwnerTable(db.connection, (c) => `${c} = getvariable('adsnap_derive_night')`));
     // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
-    for (const t of DERIVED_TABLES) tables[t.name] = await writePart(db, derivation.root, t.name, night, set, nightSql(t, night));
+    // A table out of memory is written again under a larger limit; the tables before it stand.
+    for (const t of DERIVED_TABLES) tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
   } finally {
     await db.connection.run(`DROP TABLE IF EXISTS ${OWNER_TABLE}`);
   }
@@ -210,20 +213,28 @@ const newSetName = (): string => `${Date.now().toString(36)}-${randomBytes(4).to
 class DerivationDb {
   #db: SnapshotDb | null = null;
   #nights = '';
+  #limit: string;
+  #doublings = 0;
+  readonly #maxDoublings: number;
+  readonly #onRetry: (next: string, err: Error) => void;
 
-  constructor(readonly root: string) {}
+  constructor(readonly root: string, o: Pick<DeriveOptions, 'memoryLimit' | 'memoryDoublings' | 'onMemoryRetry'>) {
+    this.#limit = o.memoryLimit ?? '512MB';
+    this.#maxDoublings = o.memoryDoublings ?? 3;
+    this.#onRetry = o.onMemoryRetry ?? (() => {});
+  }
 
   /**
-   * The database with its table views over `nights`' folders, DuckDB's memory capped at
-   * `memoryLimit`, and the night and the vocabulary key bound into variables the SQL reads (no
-   * value is spliced into the text).
+   * The database with its table views over `nights`' folders, and the night and the vocabulary
+   * key bound into variables the SQL reads (no value is spliced into the text).
    */
-  async use(nights: readonly string[], night: string, memoryLimit: string): Promise<SnapshotDb> {
+  async use(nights: readonly string[], night: string): Promise<SnapshotDb> {
     const wanted = [...new Set(nights)];
     const key = [...wanted].sort().join(' ');
     if (this.#db === null) {
       this.#db = await openSnapshotDb(this.root, { derived: false, night: wanted });
       this.#nights = key;
+      await this.#db.rows(`SET memory_limit = $1`, [this.#limit]);
       await this.#db.rows(`SET preserve_insertion_order = false`);
       await this.#db.rows(`SET VARIABLE adsnap_vocabulary_key = $1`, [derivedKey()]);
     } else if (key !== this.#nights) {
@@ -231,9 +242,24 @@ class DerivationDb {
       await this.#db.readNights(wanted);
       this.#nights = key;
     }
-    await this.#db.rows(`SET memory_limit = $1`, [memoryLimit]);
     await this.#db.rows(`SET VARIABLE adsnap_derive_night = CAST($1 AS DATE)`, [night]);
     return this.#db;
+  }
+
+  /**
+   * Runs `step`, and again under twice DuckDB's memory limit while it runs out of memory: the
+   * larger limit then holds for the rest of the derivation (a night that needs it once needs it
+   * again), up to memoryDoublings doublings in all.
+   */
+  retrying<T>(step: () => Promise<T>): Promise<T> {
+    return withMemoryRetry(this.#limit, async (limit) => {
+      if (limit !== this.#limit) {
+        this.#limit = limit;
+        this.#doublings++;
+        await this.#db?.rows(`SET memory_limit = $1`, [limit]);
+      }
+      return step();
+    }, this.#onRetry, 1 + this.#maxDoublings - this.#doublings);
   }
 
   close(): void {
@@ -274,7 +300,7 @@ async function removeOtherParts(root: string, night: string, keep: Set<string>, 
 export async function deriveRoot(root: string, o: DeriveOptions & { night?: string } = {}): Promise<DeriveOutcome[]> {
   const nights = [...new Set((await completedRuns(root)).map((r) => r.snapshotDate))].filter((d) => !o.night || d === o.night).sort();
   const out: DeriveOutcome[] = [];
-  const db = new DerivationDb(root);
+  const db = new DerivationDb(root, o);
   try {
     // Each night's series set with the night (the last night's, up to the latest or to --night).
     for (const [i, night] of nights.entries()) out.push(await deriveNightIn(db, night, { ...o, seriesChain: true, seriesThrough: i < nights.length - 1 ? night : o.night }));
