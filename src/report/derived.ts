@@ -170,12 +170,11 @@ async function writeSeriesSet(derivation: DerivationDb, night: string, before: {
     // The records of the changed files: the night and the nights they were last observed.
     await derivation.use([night, ...previous], night);
     // record_changes' definition reads file_change_pairs: for this night's write, the pairs just computed; then the shipped view again.
-    const [shipped] = await db.rows(`SELECT sql FROM duckdb_views() WHERE view_name = 'file_change_pairs' AND NOT temporary`);
-    await db.connection.run(`CREATE OR REPLACE VIEW file_change_pairs AS SELECT * FROM read_parquet(${sqlString(pairs)})`);
+    const restore = await replaceView(db, 'file_change_pairs', `SELECT * FROM read_parquet(${sqlString(pairs)})`);
     try {
       await write(db, 'record_changes', SERIES_SQL.record_changes);
     } finally {
-      await db.connection.run(String(shipped!.sql).replace(/^CREATE VIEW/, 'CREATE OR REPLACE VIEW'));
+      await restore();
     }
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -199,6 +198,14 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
     await db.connection.run(`DROP TABLE IF EXISTS ${OWNER_TABLE}`);
   }
   return tables;
+}
+
+/** Redefines the view `name` as `sql`; returns what puts views.sql's definition of it back. */
+async function replaceView(db: SnapshotDb, name: string, sql: string): Promise<() => Promise<void>> {
+  const [shipped] = await db.rows(`SELECT sql FROM duckdb_views() WHERE view_name = $1 AND NOT temporary`, [name]);
+  if (!shipped) throw new Error(`no view ${name} to replace`);
+  await db.connection.run(`CREATE OR REPLACE VIEW ${name} AS ${sql}`);
+  return async () => void (await db.connection.run(String(shipped.sql).replace(/^CREATE VIEW/, 'CREATE OR REPLACE VIEW')));
 }
 
 /** A new set's name: parts of different derivations of a night never share a file. */
