@@ -1302,12 +1302,23 @@ FROM judged;
 -- every ad system (all_ad_systems true; ad_system_domain and relationship NULL), whose targets
 -- are counted once however many ad systems name them. A NULL night has no rows.
 CREATE OR REPLACE MACRO authorization_counts_defined_at(night) AS TABLE
-SELECT CAST(night AS DATE) AS snapshot_date, * FROM (
-  SELECT named_by, kind, grouping(ad_system_domain) = 1 AS all_ad_systems, ad_system_domain,
-         "authorization", authorization_reason, relationship, count(*) AS pairs, count(DISTINCT target) AS targets
+WITH per_target AS (
+  -- One row per target of each group first, then counted: plain aggregates, which DuckDB spills
+  -- to disk past its memory limit, where count(DISTINCT target) held every target of every group
+  -- in memory (4 GB for a night of 1M sites: issue 34).
+  SELECT named_by, kind, ad_system_domain, "authorization", authorization_reason, relationship, target, count(*) AS pairs
   FROM authorization_at(night) WHERE adsnap_underived(CAST(night AS DATE))
-  GROUP BY GROUPING SETS ((named_by, kind, ad_system_domain, "authorization", authorization_reason, relationship),
-                          (named_by, kind, "authorization", authorization_reason)));
+  GROUP BY ALL
+), every_system AS (
+  SELECT named_by, kind, "authorization", authorization_reason, target, sum(pairs) AS pairs FROM per_target GROUP BY ALL
+)
+SELECT CAST(night AS DATE) AS snapshot_date, * FROM (
+  SELECT named_by, kind, false AS all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship,
+         sum(pairs)::BIGINT AS pairs, count(target) AS targets
+  FROM per_target GROUP BY named_by, kind, ad_system_domain, "authorization", authorization_reason, relationship
+  UNION ALL
+  SELECT named_by, kind, true, NULL, "authorization", authorization_reason, NULL, sum(pairs)::BIGINT, count(target)
+  FROM every_system GROUP BY named_by, kind, "authorization", authorization_reason);
 
 -- authorization_counts_at(night): the definition's rows; `adsnap sql` and the report replace it
 -- with the derived rows when the night has a current derived set.
