@@ -88,7 +88,7 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
   // `adsnap derive` writes them later: nothing is lost. They start under the commit's limit, as
   // the compaction does: a table that needs more (some of a 100k-site night's joins) is written
   // again under twice the limit, which holds for the tables after it. Starting higher for every
-  // night costs peak RSS where every table fits (docs/performance.md).
+  // night cost about 90 MB more peak RSS at 20k sites, where every table fits (docs/performance.md).
   if (completesNight(manifest)) {
     await deriveCommittedNight(options.outDir, manifest.snapshot_date, commitMemory(options)).catch((err: Error) =>
       process.stderr.write(`adsnap crawl: no derived tables for ${manifest.snapshot_date} (${err.message}); readers use the views' definitions for this night until \`adsnap derive ${options.outDir}\` writes them\n`),

@@ -35,7 +35,7 @@ export interface DeriveOptions {
    * DuckDB's memory limit for the derivation to start with (default 512MB). A table (or series
    * step) that runs out of memory under it is written again under twice the limit, which then holds
    * for the rest of the derivation, `memoryDoublings` times at most (default 3; onMemoryRetry is
-   * told): a night of 1M sites needs 4 GB today, for `authorization_counts` (docs/performance.md).
+   * told): a night of 1M sites needs 2 GB today (docs/performance.md).
    */
   memoryLimit?: string;
   memoryDoublings?: number;
