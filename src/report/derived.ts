@@ -164,7 +164,8 @@ async function writeSeriesSet(derivation: DerivationDb, night: string, before: {
       await write(db, 'file_observation_carry', SERIES_SQL.carry);
       await db.connection.run(`COPY (${SERIES_SQL.pairs}) TO ${sqlString(pairs)} (FORMAT parquet)`);
     } finally {
-      for (const drop of ['TABLE IF EXISTS adsnap_state_before', 'VIEW IF EXISTS adsnap_carry_before', 'TABLE IF EXISTS adsnap_observed_files']) await db.connection.run(`DROP ${drop}`);
+      // Best effort: a failure here must not hide the one that brought us here (the next step's CREATE OR REPLACE redoes them).
+      for (const drop of ['TABLE IF EXISTS adsnap_state_before', 'VIEW IF EXISTS adsnap_carry_before', 'TABLE IF EXISTS adsnap_observed_files']) await db.connection.run(`DROP ${drop}`).catch(() => {});
     }
     const previous = (await db.rows(`SELECT DISTINCT strftime(previous_date, '%Y-%m-%d') AS d FROM read_parquet(${sqlString(pairs)})`)).map((r) => String(r.d));
     // The records of the changed files: the night and the nights they were last observed.
@@ -195,7 +196,7 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
     // A table out of memory is written again under a larger limit; the tables before it stand.
     for (const t of DERIVED_TABLES) tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
   } finally {
-    await db.connection.run(`DROP TABLE IF EXISTS ${OWNER_TABLE}`);
+    await db.connection.run(`DROP TABLE IF EXISTS ${OWNER_TABLE}`).catch(() => {}); // best effort, as the series step's
   }
   return tables;
 }
