@@ -105,7 +105,7 @@ describe('the table views of sql/views.sql', () => {
     }
   });
 
-  it('each open snapshot spills to its own folder, removed on close (two commands in one directory never share `.tmp`)', async () => {
+  it('each open snapshot spills to its own folder, removed on close (two commands in one directory never share `.tmp`), and returns freed memory from the allocator\'s background thread', async () => {
     const root = tempDir();
     mkdirSync(path.join(root, '_runs'));
     writeFileSync(path.join(root, '_runs', 'r1.json'), JSON.stringify({ tables: {} }));
@@ -115,6 +115,7 @@ describe('the table views of sql/views.sql', () => {
     const [sa, sb] = [await spillOf(a), await spillOf(b)];
     expect(sa).not.toBe(sb);
     expect(path.isAbsolute(sa) && existsSync(sa)).toBe(true);
+    expect((await a.rows(`SELECT current_setting('allocator_background_threads') AS on`))[0]!.on).toBe(true);
     a.close();
     b.close();
     expect(existsSync(sa) || existsSync(sb)).toBe(false);

@@ -13,7 +13,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { tables, type TableName } from '../../schemas/tables.js';
 import type { StagedPart } from './writer-options.js';
-import { withMemoryRetry } from '../util/duckdb-size.js';
+import { DUCKDB_BASE_CONFIG, withMemoryRetry } from '../util/duckdb-size.js';
 import { sqlString, sqlStringList } from '../util/sql-literal.js';
 
 /** Sort keys per table: the columns analysts look rows up by, most selective first. */
@@ -82,6 +82,7 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, mem
   // Loaded here, not at module load: a crawl process needs DuckDB only for this step.
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
+    ...DUCKDB_BASE_CONFIG,
     memory_limit: memoryLimit,
     threads: String(o.threads ?? 2),
     temp_directory: path.join(o.stagingDir, 'duckdb.tmp'),

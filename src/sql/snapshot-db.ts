@@ -6,6 +6,7 @@ import { DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from 
 import { packageRoot } from '../util/package-root.js';
 import { isDirectory } from '../util/directory.js';
 import { isCalendarDate } from '../util/calendar-date.js';
+import { DUCKDB_BASE_CONFIG } from '../util/duckdb-size.js';
 import { visible } from '../text/visible.js';
 import { percentText } from '../text/percent.js';
 import { headlineLines, readHeadline } from './headline.js';
@@ -39,7 +40,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   // two at once (a report while a derivation runs) read each other's spill files (an IO error, or worse).
   const spill = mkdtempSync(path.join(tmpdir(), 'adsnap-duckdb-'));
   const removeSpill = () => rmSync(spill, { recursive: true, force: true });
-  const instance = await DuckDBInstance.create(':memory:', { temp_directory: spill });
+  const instance = await DuckDBInstance.create(':memory:', { ...DUCKDB_BASE_CONFIG, temp_directory: spill });
   const db = await instance.connect();
   let derived: DerivedNights = { nights: [], underived: [], changesUnderived: [] };
   try {

@@ -14,6 +14,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { BodyStore, bodiesDir } from './body-store.js';
 import { KeyedPayloads, KeyedPayloadsBuilder } from './keyed-payloads.js';
 import { completedRuns } from './run-manifests.js';
+import { DUCKDB_BASE_CONFIG } from '../util/duckdb-size.js';
 
 export { completedRuns, findPreviousSnapshot, type CompletedRun } from './run-manifests.js';
 
@@ -72,7 +73,7 @@ export class PreviousSnapshot {
     // Loaded here, not at module load: DuckDB's native library adds ~35 MB of RSS to every crawl
     // process, and a first run (no earlier snapshot) never needs it.
     const { DuckDBInstance, LIST, VARCHAR, listValue } = await import('@duckdb/node-api');
-    const instance = await DuckDBInstance.create(':memory:', { memory_limit: options.memoryLimit ?? '1GB', threads: String(threads) });
+    const instance = await DuckDBInstance.create(':memory:', { ...DUCKDB_BASE_CONFIG, memory_limit: options.memoryLimit ?? '1GB', threads: String(threads) });
     const con = await instance.connect();
     let index: KeyedPayloads;
     try {

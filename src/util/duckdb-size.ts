@@ -29,3 +29,12 @@ export async function withMemoryRetry<T>(limit: string, step: (limit: string) =>
     }
   }
 }
+
+/**
+ * Settings every DuckDB adsnap opens starts with. `allocator_background_threads`: DuckDB's
+ * allocator (jemalloc) hands the memory freed by a finished operator back to the system from a
+ * background thread; without it, freed pages stay mapped to the process until a later operator
+ * reuses them, and the RSS runs far over `memory_limit` (a 100k-site night's derivation under
+ * 256 MB: 546–588 MB RSS without, 451–474 MB with; docs/performance.md).
+ */
+export const DUCKDB_BASE_CONFIG: Readonly<Record<string, string>> = { allocator_background_threads: 'true' };
