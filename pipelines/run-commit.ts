@@ -10,7 +10,7 @@ import { planCommit, planTables, publishPlan, writeRunManifest, type StagedPart 
 import type { RunLock } from '../src/store/run-lock.js';
 import type { CrawlOptions, CrawlResult } from './crawl-options.js';
 import type { RunJournal } from './run-journal.js';
-import type { CommitState } from './run-state.js';
+import type { CommitState, RunManifest } from './run-state.js';
 import type { RunStats } from './run-stats.js';
 import { writeShardReport } from './shard-exchange.js';
 
@@ -26,9 +26,8 @@ async function deriveCommittedNight(outDir: string, night: string, memoryLimit: 
 }
 
 /** Whether this commit completes its night: every run of an unsharded crawl; of a sharded one, the last stage's (intermediaries), once for the union. */
-function completesNight(manifest: Record<string, unknown>): boolean {
-  const shard = manifest.shard as { stage?: string } | null | undefined;
-  return !shard || shard.stage === 'intermediaries';
+function completesNight(manifest: RunManifest): boolean {
+  return !manifest.shard || manifest.shard.stage === 'intermediaries';
 }
 
 /**

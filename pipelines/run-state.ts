@@ -127,6 +127,8 @@ const manifestShape = object({
   snapshot_date: where(str, isCalendarDate, 'is not a calendar date'),
   list: nullable(listStats),
   app_list: optional(nullable(appListStats)),
+  /** A sharded run's shard and stage (absent in a checkpoint written before the field was checked). */
+  shard: optional(nullable(object({ index: count, count, stage: oneOf(['all', ...STAGES] as const) }))),
 });
 export type RunManifest = ShapeOf<typeof manifestShape> & Record<string, unknown>;
 

@@ -79,6 +79,9 @@ describe('the checkpoint read back', () => {
       ['state.shardReport.stage', (s) => (s.shardReport = { stage: 'later', report: s.referrals })],
       ['state is in a commit phase without a manifest', (s) => (s.phase = 'compact')],
       ['state.manifest.snapshot_date', (s) => ((s.phase = 'compact'), (s.manifest = { run_id: RUN, snapshot_date: '2026-02-30', list: null }))],
+      // The commit decides from the manifest's shard whether it completes the night (derived tables for the union).
+      ['state.manifest.shard.stage', (s) => ((s.phase = 'compact'), (s.manifest = { run_id: RUN, snapshot_date: '2026-02-03', list: null, shard: { index: 0, count: 2, stage: 'last' } }))],
+      ['state.manifest.shard.count', (s) => ((s.phase = 'compact'), (s.manifest = { run_id: RUN, snapshot_date: '2026-02-03', list: null, shard: { index: 0, stage: 'all' } }))],
     ];
     for (const [where, spoil] of cases) {
       const s = goodState() as unknown as Record<string, any>;
