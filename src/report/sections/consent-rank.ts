@@ -7,12 +7,11 @@
 import type { FigureDef } from '../figure-types.js';
 import { latest } from './nights.js';
 
-/** The latest night's listed sites with their rank, once per top-N bound they fall within. */
+/** The latest night's listed sites (site_ai_consent's rows, read once by the setup: report_consent) with their rank, once per top-N bound they fall within. */
 const RANKED = `ranked AS (
-SELECT c.*, b.top_n FROM site_ai_consent c
-JOIN (SELECT snapshot_date, target, min(rank) AS rank FROM targets WHERE target_kind = 'domain' GROUP BY ALL) t ON t.snapshot_date = c.snapshot_date AND t.target = c.host
+SELECT c.*, b.top_n FROM report_consent c
+JOIN (SELECT snapshot_date, target, min(rank) AS rank FROM targets WHERE target_kind = 'domain' AND ${latest('snapshot_date')} GROUP BY ALL) t ON t.snapshot_date = c.snapshot_date AND t.target = c.host
 JOIN (SELECT unnest(rank_top_n()) AS top_n) b ON t.rank <= b.top_n
-WHERE ${latest('c.snapshot_date')}
 )`;
 
 /**
@@ -75,7 +74,7 @@ GROUP BY ALL ORDER BY r.top_n`,
     about:
       "Per cumulative rank bucket, among the sites whose robots.txt was read: gptbot_named, a group names GPTBot (the Web Almanac 2025's measure: GPTBot named in robots.txt, 20.9% of the top 1k and 3.6% of the top 1M); gptbot_blocked, that group blocks it fully; ai_crawler_blocked, some AI crawler that fetches pages is blocked fully by name; tokens_only, the site blocks by name only tokens that fetch nothing (Google-Extended, Applebot-Extended): it keeps no operator's crawler out and is not counted in ai_crawler_blocked. Shares are of robots_read.",
     sql: `WITH ${RANKED}, ${OPT_OUTS}, named AS (
-SELECT DISTINCT snapshot_date, host FROM robots_agent_access WHERE user_agent = 'GPTBot' AND via = 'own_group'
+SELECT DISTINCT snapshot_date, host FROM robots_agent_access WHERE user_agent = 'GPTBot' AND via = 'own_group' AND ${latest('snapshot_date')}
 )
 SELECT top_n, robots_read, gptbot_named, gptbot_blocked, ai_crawler_blocked, tokens_only,
   CASE WHEN robots_read > 0 THEN gptbot_named / robots_read END AS share_gptbot_named,
