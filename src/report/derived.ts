@@ -14,7 +14,7 @@ import path from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
 import {
-  DERIVED_TABLES, OWNER_TABLE, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker,
+  DERIVED_TABLES, OWNER_TABLE, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker, setPart,
   readSeriesMarker, seriesMarkerPath, type DerivedMarker, type SeriesMarker,
 } from '../sql/derived.js';
 import { createOwnerTable } from './owners.js';
@@ -194,9 +194,14 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
     await derivation.retrying(() => createOwnerTable(db.connection, (c) => `${c} = getvariable('adsnap_derive_night')`));
     // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
     // A table out of memory is written again under a larger limit; the tables before it stand.
-    for (const t of DERIVED_TABLES) tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
+    for (const t of DERIVED_TABLES) {
+      tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
+      // The part as a later table of the set reads it (setPart).
+      await db.connection.run(`CREATE OR REPLACE TEMP VIEW ${setPart(t.name)} AS SELECT * EXCLUDE (vocabulary_key) FROM read_parquet(${sqlString(path.join(derivation.root, tables[t.name]!))})`);
+    }
   } finally {
     await db.connection.run(`DROP TABLE IF EXISTS ${OWNER_TABLE}`).catch(() => {}); // best effort, as the series step's
+    for (const t of DERIVED_TABLES) await db.connection.run(`DROP VIEW IF EXISTS ${setPart(t.name)}`).catch(() => {});
   }
   return tables;
 }

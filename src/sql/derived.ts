@@ -97,6 +97,41 @@ SELECT snapshot_date, ad_system_domain, seller_account_id, sum(sites)::BIGINT AS
 FROM claims GROUP BY snapshot_date, ad_system_domain, seller_account_id HAVING count(*) >= 2`;
 }
 
+/** How many pooled ids the report's pooling.worst lists per night (pooled_seller_top's rows). */
+export const POOLED_TOP = 25;
+
+/**
+ * Per night, the POOLED_TOP ids of pooledIdsSql with most owners (then sites), with what
+ * sellers.json says of each: its entry's name and domain (the smallest, should the records match
+ * several), and how many of the owners claiming it DIRECT (registrable domains) match the domain
+ * the entry names (seller_match.owner_domain_consistent). The rows of the report's pooling.worst.
+ * seller_match is read for those ids only, but joins sellers.json and the night's files whatever
+ * it is asked (its filter is not pushed below its LEFT joins): 2.7-3.5 s of a 1M-site night's
+ * report, written once per night in the derivation instead. `pooled`: the relation pooledIdsSql's
+ * rows are read from (the derivation's part of pooled_seller_ids), else that SQL itself.
+ */
+export function pooledTopSql(nights: NightFilter, pooled = `(${pooledIdsSql(nights)})`): string {
+  return `WITH pooled AS (
+SELECT * FROM ${pooled}
+), top AS (
+  SELECT * FROM pooled
+  QUALIFY row_number() OVER (PARTITION BY snapshot_date ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id) <= ${POOLED_TOP}
+), matched AS (
+  SELECT m.snapshot_date, m.ad_system_domain, m.seller_account_id, coalesce(d.owner_domain, m.owner_domain) AS owner_domain,
+    coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller, min(m.seller_name) AS seller_name, min(m.seller_domain) AS seller_domain
+  FROM seller_match m
+  JOIN top t ON t.snapshot_date = m.snapshot_date AND t.ad_system_domain = m.ad_system_domain AND t.seller_account_id = m.seller_account_id
+  LEFT JOIN ${OWNER_TABLE} d ON d.owner = m.owner_domain
+  WHERE ${nights('m.snapshot_date')} AND m.relationship = 'DIRECT'
+  GROUP BY ALL
+)
+SELECT t.snapshot_date, t.ad_system_domain, t.seller_account_id, min(x.seller_name) AS seller_name, min(x.seller_domain) AS seller_domain,
+  t.sites, t.owners, count(*) FILTER (WHERE x.matches_seller) AS owners_matching_seller_domain, t.sample_owners
+FROM top t
+LEFT JOIN matched x ON x.snapshot_date = t.snapshot_date AND x.ad_system_domain = t.ad_system_domain AND x.seller_account_id = t.seller_account_id
+GROUP BY t.snapshot_date, t.ad_system_domain, t.seller_account_id, t.sites, t.owners, t.sample_owners`;
+}
+
 /** A derived table: its name, the public view (or table macro) it stands in for, and one night's rows. */
 export interface DerivedTable {
   name: string;
@@ -111,6 +146,13 @@ export interface DerivedTable {
   /** Without a view: the rows read when no night has a part (no rows, the table's columns). */
   empty?: string;
 }
+
+/**
+ * The relation a derived table's SQL reads an earlier table of its own set through (the part just
+ * written, as `setPart('pooled_seller_ids')`): the derivation defines it over that part before the
+ * table is written, so rows computed once are not computed again in the same set.
+ */
+export const setPart = (name: string): string => `adsnap_set_${name}`;
 
 /** A table macro of one night (`view` ends in `_at`), its rows derived from `X_defined_at(night)`. */
 const fromMacro = (name: string, view: string, nullNightIsEvery: boolean): DerivedTable => ({
@@ -159,6 +201,17 @@ FROM (${poolingNightsSql((c) => `${c} = ${NIGHT}`)})`,
     sql: pooledIdsSql((c) => `${c} = ${NIGHT}`),
     empty: `SELECT NULL::DATE AS snapshot_date, NULL::VARCHAR AS ad_system_domain, NULL::VARCHAR AS seller_account_id, NULL::BIGINT AS sites,
   NULL::BIGINT AS owners, NULL::VARCHAR[] AS sample_owners WHERE false`,
+  },
+  // The night's rows of pooling.worst: its pooled seller ids with most owners and what sellers.json
+  // says of them (seller_match read for those ids: 2.7-3.5 s of a 1M-site night's report).
+  {
+    name: 'pooled_seller_top',
+    view: null,
+    // The pooled ids from the set's pooled_seller_ids: computed again, they and the join to
+    // sellers.json ran out of 256 MB at 100k sites, where each fits alone.
+    sql: pooledTopSql((c) => `${c} = ${NIGHT}`, setPart('pooled_seller_ids')),
+    empty: `SELECT NULL::DATE AS snapshot_date, NULL::VARCHAR AS ad_system_domain, NULL::VARCHAR AS seller_account_id, NULL::VARCHAR AS seller_name,
+  NULL::VARCHAR AS seller_domain, NULL::BIGINT AS sites, NULL::BIGINT AS owners, NULL::BIGINT AS owners_matching_seller_domain, NULL::VARCHAR[] AS sample_owners WHERE false`,
   },
 ];
 

@@ -17,19 +17,12 @@ export async function derivedAgainstViews(root: string, date: string, o: { skip?
   try {
     for (const t of DERIVED_TABLES.filter((x) => !o.skip?.includes(x.name))) {
       const part = `(SELECT * EXCLUDE (vocabulary_key) FROM read_parquet('${path.join(root, m.tables[t.name]!)}'))`;
-      if (t.name === 'pooled_seller_ids') await createOwnerTable(db.connection, (c) => `${c} = DATE '${date}'`);
+      if (t.name.startsWith('pooled_seller_')) await createOwnerTable(db.connection, (c) => `${c} = DATE '${date}'`);
       const want =
         t.name === 'pooled_seller_ids'
-          ? `(WITH claims AS (
-               SELECT DISTINCT r.ad_system_domain, r.seller_account_id, r.subject, coalesce(d.owner_domain, coalesce(o.owner_domain, r.subject)) AS owner
-               FROM ads_records r
-               JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
-               LEFT JOIN file_owner_domains o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind
-               LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, r.subject)
-               WHERE r.snapshot_date = '${date}' AND r.relationship = 'DIRECT')
-             SELECT DATE '${date}' AS snapshot_date, ad_system_domain, seller_account_id, count(*)::BIGINT AS sites, count(DISTINCT owner) AS owners,
-                    list_sort(list(DISTINCT owner))[1:5] AS sample_owners
-             FROM claims GROUP BY ALL HAVING count(DISTINCT owner) >= 2)`
+          ? `(${pooledIds(date)})`
+          : t.name === 'pooled_seller_top'
+          ? `(${pooledTop(date)})`
           : t.name === 'night_summary'
           ? `(SELECT CAST('${date}' AS DATE) AS snapshot_date, count(*)::BIGINT AS pooled_ids, coalesce(sum(n), 0)::BIGINT AS pooled_records FROM (
                SELECT ad_system_domain, seller_account_id, count(DISTINCT owner_domain) AS owners, count(*) AS n
@@ -88,4 +81,35 @@ export function oneNumber(json: ReportJson): string[] {
     if (r.checkable_root_records_headline !== h.seller_id_not_found_root.denominator) out.push(`sellers_location_effect beside: ${String(r.checkable_root_records_headline)}`);
   }
   return out;
+}
+
+/** pooled_seller_ids' rows for `date`, written apart from pooledIdsSql: each site's claims, its owner reduced. */
+function pooledIds(date: string): string {
+  return `WITH claims AS (
+    SELECT DISTINCT r.ad_system_domain, r.seller_account_id, r.subject, coalesce(d.owner_domain, coalesce(o.owner_domain, r.subject)) AS owner
+    FROM ads_records r
+    JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
+    LEFT JOIN file_owner_domains o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind
+    LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, r.subject)
+    WHERE r.snapshot_date = '${date}' AND r.relationship = 'DIRECT')
+  SELECT DATE '${date}' AS snapshot_date, ad_system_domain, seller_account_id, count(*)::BIGINT AS sites, count(DISTINCT owner) AS owners,
+         list_sort(list(DISTINCT owner))[1:5] AS sample_owners
+  FROM claims GROUP BY ALL HAVING count(DISTINCT owner) >= 2`;
+}
+
+/** pooled_seller_top's rows for `date`: the 25 pooled ids with most owners, and their sellers.json entries per owner. */
+function pooledTop(date: string): string {
+  return `WITH top AS (
+    SELECT * FROM (${pooledIds(date)}) ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25
+  ), entry AS (
+    -- Per id and owner of its DIRECT records (valid files, as seller_match): whether some record's owner matches the entry's domain.
+    SELECT m.ad_system_domain, m.seller_account_id, coalesce(d.owner_domain, m.owner_domain) AS owner,
+           bool_or(coalesce(m.owner_domain_consistent, false)) AS matches, min(m.seller_name) AS seller_name, min(m.seller_domain) AS seller_domain
+    FROM seller_match m LEFT JOIN ${OWNER_TABLE} d ON d.owner = m.owner_domain
+    WHERE m.snapshot_date = '${date}' AND m.relationship = 'DIRECT' GROUP BY ALL
+  )
+  SELECT t.snapshot_date, t.ad_system_domain, t.seller_account_id, min(e.seller_name) AS seller_name, min(e.seller_domain) AS seller_domain,
+         t.sites, t.owners, count(*) FILTER (WHERE e.matches) AS owners_matching_seller_domain, t.sample_owners
+  FROM top t LEFT JOIN entry e ON e.ad_system_domain = t.ad_system_domain AND e.seller_account_id = t.seller_account_id
+  GROUP BY t.snapshot_date, t.ad_system_domain, t.seller_account_id, t.sites, t.owners, t.sample_owners`;
 }

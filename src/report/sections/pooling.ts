@@ -2,7 +2,7 @@
 import type { SectionDef } from '../figure-types.js';
 import { LATEST, latest, VIEWED } from './nights.js';
 import { OWNER_TABLE } from '../owners.js';
-import { pooledIdsSql, poolingNightsSql } from '../../sql/derived.js';
+import { POOLED_TOP, pooledTopSql, poolingNightsSql } from '../../sql/derived.js';
 
 export const poolingSection: SectionDef = {
   key: 'pooling',
@@ -15,33 +15,16 @@ export const poolingSection: SectionDef = {
       title: 'Seller ids claimed DIRECT by the most owners, in records of valid files (latest night)',
       about:
         "Per (ad system, seller id) in DIRECT records of valid files: the distinct sites and owners (registrable domains) claiming it, how many of those owners match the domain its sellers.json entry names (seller_match.owner_domain_consistent), and that entry's name and domain. Listed when two or more owners claim it. The 25 with most owners.",
-      // The pooled ids of the latest night: its derived rows when it has a current set, else the
-      // same SQL over its records (pooledIdsSql, src/sql/derived.ts); seller_match, with its joins
-      // to sellers.json, is read only for the 25 listed.
-      sql: `WITH pooled AS (
-SELECT * FROM pooled_seller_ids WHERE ${LATEST} AND NOT report_viewed(snapshot_date)
+      // The latest night's rows: its derived ones when it has a current set, else the same SQL over
+      // its records (pooledTopSql, src/sql/derived.ts).
+      sql: `SELECT * EXCLUDE (snapshot_date) FROM (
+SELECT * FROM pooled_seller_top WHERE ${LATEST} AND NOT report_viewed(snapshot_date)
 UNION ALL
 SELECT * FROM (
-${pooledIdsSql((c) => `${latest(c)} AND report_viewed(${c})`)}
+${pooledTopSql((c) => `${latest(c)} AND report_viewed(${c})`)}
 )
-), top AS (
-SELECT ad_system_domain, seller_account_id, sites, owners, sample_owners FROM pooled
-ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25
-), matched AS (
-SELECT m.ad_system_domain, m.seller_account_id, coalesce(d.owner_domain, m.owner_domain) AS owner_domain,
-  coalesce(bool_or(m.owner_domain_consistent), false) AS matches_seller, any_value(m.seller_name) AS seller_name, any_value(m.seller_domain) AS seller_domain
-FROM seller_match m JOIN top t ON t.ad_system_domain = m.ad_system_domain AND t.seller_account_id = m.seller_account_id
-LEFT JOIN ${OWNER_TABLE} d ON d.owner = m.owner_domain
-WHERE ${latest('m.snapshot_date')} AND m.relationship = 'DIRECT'
-GROUP BY ALL
-)
-SELECT t.ad_system_domain, t.seller_account_id, any_value(x.seller_name) AS seller_name, any_value(x.seller_domain) AS seller_domain,
-t.sites, t.owners, count(*) FILTER (WHERE x.matches_seller) AS owners_matching_seller_domain, any_value(t.sample_owners) AS sample_owners
-FROM top t
-LEFT JOIN matched x ON x.ad_system_domain = t.ad_system_domain AND x.seller_account_id = t.seller_account_id
-GROUP BY t.ad_system_domain, t.seller_account_id, t.sites, t.owners
-ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT 25`,
-      tableRows: 25,
+) ORDER BY owners DESC, sites DESC, ad_system_domain, seller_account_id LIMIT ${POOLED_TOP}`,
+      tableRows: POOLED_TOP,
     },
     {
       key: 'pooling.over_time',
