@@ -69,7 +69,7 @@ export function setupStatements(siteChangesSql: string): string[] {
     `CREATE OR REPLACE TEMP TABLE report_coverage AS SELECT * FROM ad_system_coverage WHERE snapshot_date = getvariable('report_to_night')`,
     // The latest night's site_ai_consent, read by the consent section's five figures: its view joins
     // twelve of the night's tables and takes earlier nights' answers through an ASOF join, so it is
-    // read once (3-4 s a figure at 1M sites; docs/performance.md).
+    // read once (1.7-2.9 s a figure at 1M sites; docs/performance.md).
     `CREATE OR REPLACE TEMP TABLE report_consent AS SELECT * FROM site_ai_consent WHERE snapshot_date = getvariable('report_to_night')`,
     // The latest night's verdicts counted, read by section 11: the derived rows when the night has
     // a current set, else authorization_at over the night's records (the report's costliest macro).
