@@ -1,9 +1,14 @@
 /**
  * Crawl benchmark: a whole `adsnap crawl` of N synthetic domains on the simulated web with
- * injected latency, beside a bare undici `request()` loop fetching the same robots.txt and
+ * injected latency, beside a bare undici `request()` loop fetching the list's robots.txt and
  * ads.txt URLs (HTTPS, redirects followed) at the same concurrency: the ceiling this machine and
  * this simulated web allow. The simulated web runs in its own process; the crawl's CPU time and
  * peak RSS come from its run manifest (process.resourceUsage, worker threads included).
+ *
+ * The crawl asks for more than the list's two files per site (the partners' and subdomains'
+ * files, the HTTP fallback of ads.txt 1.1 §3.1, retries of 503s after their backoff), so after it
+ * a second bare loop replays every URL the crawl asked for, per host: the same work without the
+ * crawl's waits. The output gives both ratios, and how long the last 5% of the URLs took in each.
  *
  * The crawl's resident memory is also sampled every second from /proc (Linux), so the table shows
  * where the peak came (RSS at 25/50/75/100 % of the run), not only how high it went; the peak is
@@ -73,15 +78,21 @@ async function startWeb(hosts: number, tmp: string): Promise<Web> {
  * every hop, `fetches.attempts`) and, in epoch ms, when its first request started and its last
  * one ended: the crawl's fixed costs are the time before the first and after the last.
  */
-async function fetchFigures(out: string): Promise<{ requests: number; firstMs: number; lastMs: number }> {
+async function fetchFigures(out: string): Promise<{ requests: number; urls: number; firstMs: number; lastMs: number; lastShareS: number; urlsByHost: string[][] }> {
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
+  const fetches = `read_parquet('${path.join(out, 'fetches', '*', '*.parquet')}')`;
   const r = await con.runAndReadAll(
-    `SELECT sum(attempts)::BIGINT, epoch_ms(min(started_at))::BIGINT, max(epoch_ms(started_at) + duration_ms)::BIGINT FROM read_parquet('${path.join(out, 'fetches', '*', '*.parquet')}')`,
+    `SELECT sum(attempts)::BIGINT, count(*)::BIGINT, epoch_ms(min(started_at))::BIGINT, max(epoch_ms(started_at) + duration_ms)::BIGINT,
+            quantile_disc(epoch_ms(started_at) + duration_ms, 0.95)::BIGINT FROM ${fetches}`,
   );
-  const [requests, firstMs, lastMs] = r.getRows()[0]!.map(Number) as [number, number, number];
+  const [requests, urls, firstMs, lastMs, p95EndMs] = r.getRows()[0]!.map(Number) as [number, number, number, number, number];
+  // Every URL the crawl asked for (each row's first URL: its redirects and retries are the row's
+  // attempts), per host, the hosts in the order the crawl first reached them.
+  const byHost = await con.runAndReadAll(`SELECT list(url ORDER BY started_at) FROM ${fetches} GROUP BY host ORDER BY min(started_at)`);
+  const urlsByHost = byHost.getRowsJS().map(([l]) => (l as unknown[]).map(String));
   con.closeSync();
-  return { requests, firstMs, lastMs };
+  return { requests, urls, firstMs, lastMs, lastShareS: (lastMs - p95EndMs) / 1000, urlsByHost };
 }
 
 async function crawlOnce(web: Web, out: string, extra: readonly string[] = []) {
@@ -112,6 +123,9 @@ async function crawlOnce(web: Web, out: string, extra: readonly string[] = []) {
     rssMb: samples.reduce((a, b) => Math.max(a, b), manifest.resources.max_rss_mb as number),
     rssTrend: [0.25, 0.5, 0.75].map(at),
     requests: f.requests,
+    urls: f.urls,
+    lastShareS: f.lastShareS,
+    urlsByHost: f.urlsByHost,
     /** Seconds from the spawn to the first request (process start, list, setup) and from the last request's end to the exit (the commit). */
     startS: Math.max(0, (f.firstMs - epoch0) / 1000),
     tailS: Math.max(0, (epoch1 - f.lastMs) / 1000),
@@ -119,15 +133,26 @@ async function crawlOnce(web: Web, out: string, extra: readonly string[] = []) {
   };
 }
 
-/** The same requests, done as plainly as undici allows: per domain robots.txt then ads.txt. */
-async function bareLoop(web: Web, domains: string[]) {
+/**
+ * The same requests, done as plainly as undici allows: per host its URLs one after the other,
+ * redirects followed, no retry, `CONCURRENCY` hosts at a time. `hosts` is either the list's
+ * robots.txt and ads.txt (the loop the targets were set against) or every URL the crawl asked
+ * for, per host (its referrals and HTTP fallbacks too: the same work, without the waits).
+ */
+async function bareLoop(web: Web, hosts: readonly (readonly string[])[]) {
   const agent = new Agent({ connect: { ca: web.caPem, lookup: (_h: string, _o: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: '127.0.0.1', family: 4 }]) } as never, keepAliveTimeout: 2000 });
   let next = 0;
   let requests = 0;
+  const ends: number[] = [];
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
+  const onPort = (href: string) => {
+    const u = new URL(href);
+    u.port = String(web.port);
+    return u.href;
+  };
   const get = async (first: string) => {
-    let url = first;
+    let url = onPort(first);
     for (let hop = 0; hop < 6; hop++) {
       requests++;
       const res = await request(url, { dispatcher: agent, headersTimeout: 15_000, bodyTimeout: 15_000 });
@@ -136,22 +161,32 @@ async function bareLoop(web: Web, domains: string[]) {
       }
       const loc = res.headers.location;
       if (res.statusCode < 300 || res.statusCode >= 400 || typeof loc !== 'string') return;
-      const u = new URL(loc, url);
-      u.port = String(web.port);
-      url = u.href;
+      url = onPort(new URL(loc, url).href);
     }
   };
   const lane = async () => {
-    while (next < domains.length) {
-      const d = domains[next++]!;
-      for (const p of ['/robots.txt', '/ads.txt']) await get(`https://${d}:${web.port}${p}`).catch(() => undefined);
+    while (next < hosts.length) {
+      for (const u of hosts[next++]!) {
+        await get(u).catch(() => undefined);
+        ends.push(performance.now());
+      }
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
   const wallS = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(cpu0);
   await agent.close();
-  return { wallS, cpuS: (c.user + c.system) / 1e6, requests };
+  ends.sort((a, b) => a - b);
+  return { wallS, cpuS: (c.user + c.system) / 1e6, requests, urls: ends.length, lastShareS: lastShare(ends) };
+}
+
+/** Seconds from the end of 95% of the URLs to the end of the last one: the run's long tail. */
+function lastShare(sortedEnds: readonly number[]): number {
+  return sortedEnds.length ? (sortedEnds[sortedEnds.length - 1]! - sortedEnds[Math.floor(0.95 * (sortedEnds.length - 1))]!) / 1000 : 0;
+}
+
+function bareRow(name: string, n: number, b: Awaited<ReturnType<typeof bareLoop>>): string {
+  return `| ${name} | ${n} | ${b.wallS.toFixed(1)} | ${(n / b.wallS).toFixed(0)} | ${b.requests} | ${((b.cpuS / n) * 1000).toFixed(2)} | — | — |`;
 }
 
 export async function run(): Promise<void> {
@@ -170,17 +205,24 @@ export async function run(): Promise<void> {
         const domains = readFileSync(web.list, 'utf8').trim().split('\n');
         let bare: Awaited<ReturnType<typeof bareLoop>> | null = null;
         if (WITH_BARE) {
-          bare = await bareLoop(web, domains);
-          console.log(`| bare undici loop | ${n} | ${bare.wallS.toFixed(1)} | ${(n / bare.wallS).toFixed(0)} | ${bare.requests} | ${((bare.cpuS / n) * 1000).toFixed(2)} | — | — |`);
+          bare = await bareLoop(web, domains.map((d) => [`https://${d}/robots.txt`, `https://${d}/ads.txt`]));
+          console.log(bareRow('bare undici loop, the list', n, bare));
         }
         const c = await crawlOnce(web, path.join(tmp, `out-${n}`));
         const trend = c.rssTrend.map((x) => (x === null ? '?' : `${x}`)).join(' / ');
         console.log(`| adsnap crawl | ${n} | ${c.wallS.toFixed(1)} | ${(n / c.wallS).toFixed(0)} | ${c.requests} | ${((c.cpuS / n) * 1000).toFixed(2)} | ${c.rssMb} MB | ${trend} MB |`);
+        // The crawl's own URLs, replayed plainly: the same work, without its waits (backoff, the phases, robots.txt first).
+        const same = bare ? await bareLoop(web, c.urlsByHost) : null;
+        if (same) console.log(bareRow("bare undici loop, the crawl's URLs", n, same));
         if (c.checkpoints) console.log(`\ncheckpoints at ${n}: ${c.checkpoints.count}; longest event-loop pause ${c.checkpoints.max_pause_ms} ms, longest until saved ${c.checkpoints.max_duration_ms} ms (work goes on meanwhile)\n`);
         console.log(`\nfixed costs at ${n}: ${c.startS.toFixed(1)} s before the first request, ${c.tailS.toFixed(1)} s after the last one (the commit): ${((100 * (c.startS + c.tailS)) / c.wallS).toFixed(0)}% of the wall time (target ≤ 10%)`);
+        console.log(`the last 5% of the crawl's ${c.urls} URLs: ${c.lastShareS.toFixed(1)} s (retries after backoff, the partners after the listed sites)${bare ? `; of the bare loop's ${bare.urls}: ${bare.lastShareS.toFixed(1)} s` : ''}`);
         if (bare) {
           const cpuRatio = c.cpuS / n / (bare.cpuS / n);
           console.log(`crawl at ${n}: ${((100 * bare.wallS) / c.wallS).toFixed(0)}% of the bare loop's throughput (target ≥ 88%), ${cpuRatio.toFixed(2)}× its CPU per 1k domains (${((c.cpuS / n) * 1000).toFixed(2)} vs ${((bare.cpuS / n) * 1000).toFixed(2)} CPU s; target ≤ 1.2×)`);
+        }
+        if (same) {
+          console.log(`against the crawl's own ${c.urls} URLs replayed: ${((100 * same.wallS) / c.wallS).toFixed(0)}% of the bare loop's throughput, ${(c.cpuS / same.cpuS).toFixed(2)}× its CPU (${((c.cpuS / n) * 1000).toFixed(2)} vs ${((same.cpuS / n) * 1000).toFixed(2)} CPU s / 1k domains)`);
         }
         console.log('');
         if (AI_SIGNALS) {
