@@ -23,6 +23,8 @@ export function domainsSlice(run: CrawlRun): DomainsSlice {
     owns: (host) => run.owns(host),
     pool: run.poolFor('domains'),
     setList: (list) => (run.list = list),
+    // One machine, no app list: an app's developer host claims its robots.txt before any partner does today, in the apps phase.
+    earlyPartners: run.setup.stage === 'all' && run.setup.inputs.apps === null ? { state: run.state, referrals: run.referrals, owns: (host) => run.owns(host) } : null,
   };
 }
 

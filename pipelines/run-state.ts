@@ -145,6 +145,8 @@ const runStateShape = object({
   done: doneSets,
   /** Inputs of the referral phases, fixed when the phase starts. */
   partnerList: nullable(strings),
+  /** partnerList holds only the partners the listed-sites step crawled (step-partners.ts earlyPartners); the partner phase adds the rest. */
+  partnersEarly: optional(bool),
   sellersList: nullable(strings),
   /** Absent in a checkpoint written before the rounds existed (it is round 0). */
   sellersRounds: optional(sellersRounds),

@@ -3,10 +3,11 @@
  * run this step (a later stage, a resume past it) still reads the list, for its roots.
  */
 import { openLineBatches } from '../src/sources/line-reader.js';
-import { readDomainList, type ListStats } from '../src/sources/domain-list.js';
+import { readDomainList, type ListStats, type TargetInput } from '../src/sources/domain-list.js';
 import { EmptyListError, type CrawlOptions } from './crawl-options.js';
 import type { UnitPool } from './context.js';
 import { crawlDomain } from './domain-job.js';
+import { crawlPartner, earlyPartners, type PartnersSlice } from './step-partners.js';
 import type { Referrals } from './referral-registry.js';
 import type { RunStats } from './run-stats.js';
 import { filter } from '../src/util/async-filter.js';
@@ -24,12 +25,50 @@ export interface DomainsSlice {
   pool: UnitPool;
   /** What the list reader counted, for the manifest. */
   setList: (stats: ListStats) => void;
+  /**
+   * Where the partners known when the list runs out are crawled by this step (a run of one
+   * machine with no app list: step-partners.ts earlyPartners), or null: all go to the partner phase.
+   */
+  earlyPartners: Pick<PartnersSlice, 'state' | 'referrals' | 'owns'> | null;
 }
 
 export async function crawlDomains(s: DomainsSlice): Promise<void> {
   if (s.input === null) return;
   void estimateTotal(s.input, s.options.limit, s.shardCount).then((n) => (s.stats.targetsTotal = n));
-  await readList(s, s.input, (targets) => s.pool(filter(targets, (t) => s.owns(t.target)), (c, t) => crawlDomain(c, t, s.referrals)));
+  const early = s.earlyPartners;
+  if (early === null) {
+    await readList(s, s.input, (targets) => s.pool(filter(targets, (t) => s.owns(t.target)), (c, t) => crawlDomain(c, t, s.referrals)));
+    return;
+  }
+  // The listed sites, then the partners known once the list has run out, in one pool: the
+  // partners go beside the last sites (their 503s waited out, their slowest hosts) instead of
+  // after them. The roots in flight keep their subdomains' first claim (earlyPartners).
+  const inFlight = new Set<string>();
+  await readList(s, s.input, (targets) =>
+    s.pool(sitesThenPartners(filter(targets, (t) => s.owns(t.target)), inFlight, () => earlyPartners(early, inFlight)), async (c, unit) => {
+      if (unit.partner !== undefined) return crawlPartner(c, s.referrals, unit.partner);
+      try {
+        await crawlDomain(c, unit.site, s.referrals);
+      } finally {
+        inFlight.delete(unit.site.target);
+      }
+    }),
+  );
+}
+
+type SiteOrPartner = { site: TargetInput; partner?: undefined } | { partner: string; site?: undefined };
+
+/**
+ * The listed sites, each in `inFlight` from the moment it is handed out (its unit takes it out),
+ * then the partners `partners()` gives when the list has run out. A site a resumed attempt skips
+ * as done stays in `inFlight`: its partners inside it wait for the partner phase, as they would have.
+ */
+async function* sitesThenPartners(sites: AsyncIterable<TargetInput>, inFlight: Set<string>, partners: () => readonly string[]): AsyncGenerator<SiteOrPartner> {
+  for await (const site of sites) {
+    inFlight.add(site.target);
+    yield { site };
+  }
+  for (const partner of partners()) yield { partner };
 }
 
 /** Only the roots: the list read again, nothing crawled. */
