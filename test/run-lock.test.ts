@@ -129,12 +129,13 @@ describe.skipIf(!hasProc)('on this machine: the process that wrote the lock, not
 
   it('a holder killed and not yet reaped (a zombie) does not hold the lock', async () => {
     const dir = tempDir();
-    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it: a zombie.
-    const sh = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a child that exits a second later, then becomes `sleep`, which never reaps it: a
+    // zombie. The child outlives the exec: one that exited before it could be reaped by sh itself.
+    const sh = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     children.push(sh);
     const pid = Number(await new Promise<string>((r) => sh.stdout!.once('data', (d: Buffer) => r(d.toString().trim()))));
     let stat = null;
-    for (let i = 0; i < 200 && stat?.state !== 'Z'; i++) {
+    for (let i = 0; i < 500 && stat?.state !== 'Z'; i++) {
       await new Promise((r) => setTimeout(r, 10));
       stat = parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     }
