@@ -35,18 +35,17 @@ export interface DomainsSlice {
 export async function crawlDomains(s: DomainsSlice): Promise<void> {
   if (s.input === null) return;
   void estimateTotal(s.input, s.options.limit, s.shardCount).then((n) => (s.stats.targetsTotal = n));
+  // The listed sites, then (earlyPartners) the partners known once the list has run out, in one
+  // pool: the partners go beside the last sites (their 503s waited out, their slowest hosts)
+  // instead of after them. The roots in flight keep their subdomains' first claim: those whose
+  // unit runs, and the last one handed out, whose unit may not have started yet.
   const early = s.earlyPartners;
-  if (early === null) {
-    await readList(s, s.input, (targets) => s.pool(filter(targets, (t) => s.owns(t.target)), (c, t) => crawlDomain(c, t, s.referrals)));
-    return;
-  }
-  // The listed sites, then the partners known once the list has run out, in one pool: the
-  // partners go beside the last sites (their 503s waited out, their slowest hosts) instead of
-  // after them. The roots in flight keep their subdomains' first claim (earlyPartners).
   const inFlight = new Set<string>();
+  const partners = (last: string | null) => (early === null ? [] : earlyPartners(early, last === null ? inFlight : new Set([...inFlight, last])));
   await readList(s, s.input, (targets) =>
-    s.pool(sitesThenPartners(filter(targets, (t) => s.owns(t.target)), inFlight, () => earlyPartners(early, inFlight)), async (c, unit) => {
+    s.pool(sitesThenPartners(filter(targets, (t) => s.owns(t.target)), partners), async (c, unit) => {
       if (unit.partner !== undefined) return crawlPartner(c, s.referrals, unit.partner);
+      inFlight.add(unit.site.target);
       try {
         await crawlDomain(c, unit.site, s.referrals);
       } finally {
@@ -58,17 +57,14 @@ export async function crawlDomains(s: DomainsSlice): Promise<void> {
 
 type SiteOrPartner = { site: TargetInput; partner?: undefined } | { partner: string; site?: undefined };
 
-/**
- * The listed sites, each in `inFlight` from the moment it is handed out (its unit takes it out),
- * then the partners `partners()` gives when the list has run out. A site a resumed attempt skips
- * as done stays in `inFlight`: its partners inside it wait for the partner phase, as they would have.
- */
-async function* sitesThenPartners(sites: AsyncIterable<TargetInput>, inFlight: Set<string>, partners: () => readonly string[]): AsyncGenerator<SiteOrPartner> {
+/** The listed sites, then the partners `partners(the last site handed out)` gives when the list has run out. */
+async function* sitesThenPartners(sites: AsyncIterable<TargetInput>, partners: (last: string | null) => readonly string[]): AsyncGenerator<SiteOrPartner> {
+  let last: string | null = null;
   for await (const site of sites) {
-    inFlight.add(site.target);
+    last = site.target;
     yield { site };
   }
-  for (const partner of partners()) yield { partner };
+  for (const partner of partners(last)) yield { partner };
 }
 
 /** Only the roots: the list read again, nothing crawled. */
