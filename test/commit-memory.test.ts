@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { doubledDuckDbSize, withMemoryRetry } from '../src/util/duckdb-size.js';
+import { DUCKDB_ALLOCATOR_ENV, doubledDuckDbSize, oneDuckDbArena, withMemoryRetry } from '../src/util/duckdb-size.js';
 
 const oom = () => new Error('Out of Memory Error: failed to allocate data of size 32.0 MiB (96.7 MiB/122.0 MiB used)');
 
@@ -30,5 +30,17 @@ describe("the commit's DuckDB memory bound never loses a night", () => {
 
   it('doubles DuckDB sizes and leaves what it cannot read', () => {
     expect(['128MB', '1.5GB', '512MiB', 'lots'].map((s) => doubledDuckDbSize(s) ?? s)).toEqual(['256MB', '3GB', '1024MiB', 'lots']);
+  });
+
+  it("gives the crawl's DuckDB one allocator arena, unless the user set jemalloc's options (even to nothing)", () => {
+    const env: NodeJS.ProcessEnv = {};
+    oneDuckDbArena(env);
+    expect(env[DUCKDB_ALLOCATOR_ENV]).toBe('narenas:1');
+    const own: NodeJS.ProcessEnv = { [DUCKDB_ALLOCATOR_ENV]: 'dirty_decay_ms:0' };
+    oneDuckDbArena(own);
+    expect(own[DUCKDB_ALLOCATOR_ENV]).toBe('dirty_decay_ms:0');
+    const none: NodeJS.ProcessEnv = { [DUCKDB_ALLOCATOR_ENV]: '' };
+    oneDuckDbArena(none);
+    expect(none[DUCKDB_ALLOCATOR_ENV]).toBe('');
   });
 });

@@ -68,7 +68,7 @@ describe('the library export (package.json exports)', () => {
 });
 
 describe('a lean crawl process', () => {
-  it('the crawl command loads no DuckDB until its commit (the night summary and the compaction load it then)', () => {
+  it('the crawl command loads no DuckDB until its commit (the compaction and the derived tables load it then, after the command has set its allocator option: src/util/duckdb-size.ts)', () => {
     const { urls, sharedObjects } = loadsOf(pathToFileURL(path.join(repoRoot, 'dist', 'src', 'cli', 'commands', 'crawl.js')).href);
     expect(urls.some((u) => u.endsWith('/dist/pipelines/crawl.js'))).toBe(true);
     expect(matching(urls, [...SQL_LAYER, ...TEST_WEB])).toEqual([]);

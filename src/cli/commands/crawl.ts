@@ -10,6 +10,7 @@ import { visibleLines } from '../../text/visible.js';
 import { EXIT, exitStatusOf } from '../exit-codes.js';
 import { failureText } from '../failure.js';
 import { UsageError } from '../usage-error.js';
+import { oneDuckDbArena } from '../../util/duckdb-size.js';
 
 /**
  * Memory: a crawl's live heap is small (25–40 MB) but it allocates fast (TLS certificate checks,
@@ -37,6 +38,7 @@ export const command: Command = {
   summary: 'crawl domain and app lists into a Parquet snapshot',
   usage: CRAWL_USAGE,
   async run(argv) {
+    oneDuckDbArena(); // before anything can load DuckDB
     let flags: Awaited<ReturnType<typeof readCrawlFlags>>;
     try {
       flags = await readCrawlFlags(argv);
