@@ -36,7 +36,7 @@ function schainColumns(): string {
 }
 
 /**
- * Lines `first`…`last` of w.lines, judged, as the rows `adsnap verify` writes: one statement, no
+ * Lines `first`…`last` of l.lines, judged, as the rows `adsnap verify` writes: one statement, no
  * intermediate table (the judged rows are a materialized CTE, read by the SupplyChain stage and
  * by the output).
  */

@@ -76,7 +76,7 @@ const OWN_FIELDS = ['$.domain', '$.publisher.id', '$.inventorypartnerdomain'];
 const APP_FIELDS = ['$.bundle', '$.storeurl', '$.publisher.id', '$.inventorypartnerdomain'];
 
 /**
- * Lines `first`…`last` of the table w.lines (linesQuery; the rowid filter reads only their row
+ * Lines `first`…`last` of the table l.lines (linesQuery, run.ts; the rowid filter reads only their row
  * groups) → one row per line: its number, the request's fields, or an `error` code. The
  * SupplyChain is read where OpenRTB 2.6, 2.5 and 2.4 put it (guidance, "Placement in the Bid
  * Request"). The ad system is `ad_system`, else the last node's asi; the seller id
@@ -84,7 +84,7 @@ const APP_FIELDS = ['$.bundle', '$.storeurl', '$.publisher.id', '$.inventorypart
  */
 function requestsCte(first: number, last: number): string {
   return `raw AS (
-  SELECT rowid + 1 AS line_no, line AS text FROM w.lines WHERE rowid BETWEEN ${first - 1} AND ${last - 1}
+  SELECT rowid + 1 AS line_no, line AS text FROM l.lines WHERE rowid BETWEEN ${first - 1} AND ${last - 1}
 ), checked_lines AS (
   -- A valid JSON text that starts with '{' is an object: json_type (a second parse) only for the rest.
   SELECT line_no, text,

@@ -87,11 +87,19 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
 }
 
 /**
- * Lines per batch: each batch's joins, SupplyChain GROUP BY and sort hold one batch, not the
- * whole input nor the whole night. 62,500: batches of 125,000 peaked at 1,039 MB RSS over 10M
- * requests (docs/performance.md#verify).
+ * Rows per row group of the lines' table (a database of its own, l). DuckDB scans a table one row
+ * group per thread, so under its default of 122,880 a batch of lines was one row group, parsed on
+ * one thread; in groups of 16,384 a batch is four, which DuckDB's threads share. The lookups (w)
+ * keep the default: in small groups they took longer to write than the batches gained.
  */
-const BATCH_LINES = 62_500;
+const LINES_ROW_GROUP_ROWS = 16_384;
+
+/**
+ * Lines per batch: each batch's joins, SupplyChain GROUP BY and sort hold one batch, not the
+ * whole input nor the whole night. About 62,500: batches of 125,000 peaked at 1,039 MB RSS over 10M
+ * requests (docs/performance.md#verify); 65,536 is four whole row groups of l.lines.
+ */
+const BATCH_LINES = 4 * LINES_ROW_GROUP_ROWS;
 
 /**
  * The lines into a database file of the private folder (in input order: their rowids are the
@@ -103,11 +111,12 @@ const BATCH_LINES = 62_500;
  */
 async function judgeInBatches(db: SnapshotDb, source: string, work: string): Promise<string[]> {
   const con = db.connection;
-  await con.run(`CREATE TABLE w.lines AS ${linesQuery(source)}`);
+  await con.run(`ATTACH ${sqlString(path.join(work, 'lines.duckdb'))} AS l (ROW_GROUP_SIZE ${LINES_ROW_GROUP_ROWS})`);
+  await con.run(`CREATE TABLE l.lines AS ${linesQuery(source)}`);
   // Input order matters for the lines' rowids and for reading the parts back, not in between:
   // each part is sorted by line_no, and order kept costs memory in every operator.
   await con.run('SET preserve_insertion_order = false');
-  const total = Number((await db.rows('SELECT count(*) AS n FROM w.lines'))[0]!.n);
+  const total = Number((await db.rows('SELECT count(*) AS n FROM l.lines'))[0]!.n);
   const parts: string[] = [];
   for (let first = 1, i = 0; i === 0 || first <= total; first += BATCH_LINES, i++) {
     const part = path.join(work, `part-${i}.parquet`);
@@ -115,6 +124,7 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string): Pro
     parts.push(part);
   }
   await con.run('SET preserve_insertion_order = true');
+  await con.run('DETACH l');
   await con.run('DETACH w');
   return parts;
 }
