@@ -49,10 +49,9 @@ export const DUCKDB_ALLOCATOR_ENV = 'DUCKDB_JE_MALLOC_CONF';
  * need not be the same from one statement to the next), so the pages one table's sort freed are
  * still dirty (held for `dirty_decay_ms`, 10 s) in an arena the next table's sort may not use: the
  * compaction's RSS grew table by table to twice its `memory_limit`. With one arena the next
- * statement reuses them. A 20k-site commit (2 threads,
- * 128MB): the compaction's own RSS 268–285 MB → 166 MB, the derivation's 199–212 → 171–178 MB, in
- * the same time (docs/performance.md). Purging at once instead (`dirty_decay_ms:0`) gave 134 MB but
- * made the compaction 27% slower.
+ * statement reuses them. A 20k-site commit (2 threads, 128MB): the compaction's own RSS 268–285 MB
+ * → 166 MB, the derivation's 199–212 → 171–178 MB, in the same time (docs/performance.md).
+ * Purging at once instead (`dirty_decay_ms:0`) gave 134 MB but made the compaction 27% slower.
  *
  * It takes effect only if it runs before DuckDB's library is loaded (a crawl loads it at its commit;
  * test/library-export.test.ts checks that). A value the user set, even empty, is kept.
