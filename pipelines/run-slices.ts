@@ -24,7 +24,7 @@ export function domainsSlice(run: CrawlRun): DomainsSlice {
     pool: run.poolFor('domains'),
     setList: (list) => (run.list = list),
     // One machine, no app list: an app's developer host claims its robots.txt before any partner does today, in the apps phase.
-    earlyPartners: run.setup.stage === 'all' && run.setup.inputs.apps === null ? { state: run.state, referrals: run.referrals, owns: (host) => run.owns(host) } : null,
+    earlyPartnersState: run.setup.stage === 'all' && run.setup.inputs.apps === null ? run.state : null,
   };
 }
 

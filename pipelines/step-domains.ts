@@ -26,10 +26,11 @@ export interface DomainsSlice {
   /** What the list reader counted, for the manifest. */
   setList: (stats: ListStats) => void;
   /**
-   * Where the partners known when the list runs out are crawled by this step (a run of one
-   * machine with no app list: step-partners.ts earlyPartners), or null: all go to the partner phase.
+   * The saved state in which the partners known when the list runs out are fixed, to be crawled
+   * by this step (a run of one machine with no app list: step-partners.ts earlyPartners), or
+   * null: all go to the partner phase.
    */
-  earlyPartners: Pick<PartnersSlice, 'state' | 'referrals' | 'owns'> | null;
+  earlyPartnersState: PartnersSlice['state'] | null;
 }
 
 export async function crawlDomains(s: DomainsSlice): Promise<void> {
@@ -39,9 +40,10 @@ export async function crawlDomains(s: DomainsSlice): Promise<void> {
   // pool: the partners go beside the last sites (their 503s waited out, their slowest hosts)
   // instead of after them. The roots in flight keep their subdomains' first claim: those whose
   // unit runs, and the last one handed out, whose unit may not have started yet.
-  const early = s.earlyPartners;
+  const state = s.earlyPartnersState;
   const inFlight = new Set<string>();
-  const partners = (last: string | null) => (early === null ? [] : earlyPartners(early, last === null ? inFlight : new Set([...inFlight, last])));
+  const partners = (last: string | null) =>
+    state === null ? [] : earlyPartners({ state, referrals: s.referrals, owns: s.owns }, last === null ? inFlight : new Set([...inFlight, last]));
   await readList(s, s.input, (targets) =>
     s.pool(sitesThenPartners(filter(targets, (t) => s.owns(t.target)), partners), async (c, unit) => {
       if (unit.partner !== undefined) return crawlPartner(c, s.referrals, unit.partner);
