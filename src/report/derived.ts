@@ -21,7 +21,7 @@ import { createOwnerTable } from './owners.js';
 import { completedRuns } from '../store/run-manifests.js';
 import { RunLock, type RunLockOptions } from '../store/run-lock.js';
 import { replaceFileAtomically, temporaryName } from '../util/atomic-file.js';
-import { withMemoryRetry } from '../util/duckdb-size.js';
+import { doubledDuckDbSize, withMemoryRetry } from '../util/duckdb-size.js';
 
 export interface DeriveOutcome {
   night: string;
@@ -183,24 +183,38 @@ async function writeSeriesSet(derivation: DerivationDb, night: string, before: {
   return tables;
 }
 
-/** Computes every derived table of `night` from the definitions (no derived set read) and writes its parts; returns them, relative to the root. */
+/**
+ * Computes every derived table of `night` from the definitions (no derived set read) and writes its
+ * parts; returns them, relative to the root. Each table written is then read by the later ones
+ * from its part (setPart; a view's name shadowed by a temporary view of its part: the same rows),
+ * so no table's rows are computed twice in a set. At 100k sites, ad_system_sites,
+ * ad_company_sites, ad_system_seller_checks and headline_figures each ran out of 128MB while they
+ * computed file_scopes again under their own joins, and fit once they read its part.
+ */
 async function writeSet(derivation: DerivationDb, night: string): Promise<Record<string, string>> {
   const set = newSetName();
   // Only the night's folders are read: the derivation of a night costs the same whatever the root
   // holds besides (no derived table reads another night: test/derived.test.ts checks each against its view).
   const db = await derivation.use([night], night);
   const tables: Record<string, string> = {};
+  const shadowed: string[] = [];
   try {
     await derivation.retrying(() => createOwnerTable(db.connection, (c) => `${c} = getvariable('adsnap_derive_night')`));
     // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
     // A table out of memory is written again under a larger limit; the tables before it stand.
     for (const t of DERIVED_TABLES) {
-      tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
-      // The part as a later table of the set reads it (setPart).
+      tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)), { doubled: t.doubledMemory });
       await db.connection.run(`CREATE OR REPLACE TEMP VIEW ${setPart(t.name)} AS SELECT * EXCLUDE (vocabulary_key) FROM read_parquet(${sqlString(path.join(derivation.root, tables[t.name]!))})`);
+      // A view (not a table macro of a night) is read from the part by the later tables: a temporary view shadows it until the set is written.
+      if (t.view !== null && !t.view.endsWith('_at')) {
+        shadowed.push(t.view);
+        await db.connection.run(`CREATE OR REPLACE TEMP VIEW ${t.view} AS SELECT * FROM ${setPart(t.name)}`);
+      }
     }
   } finally {
-    await db.connection.run(`DROP TABLE IF EXISTS ${OWNER_TABLE}`).catch(() => {}); // best effort, as the series step's
+    // Best effort, as the series step's; the shipped views answer again once their shadows are gone.
+    await db.connection.run(`DROP TABLE IF EXISTS ${OWNER_TABLE}`).catch(() => {});
+    for (const view of shadowed) await db.connection.run(`DROP VIEW IF EXISTS temp.${view}`).catch(() => {});
     for (const t of DERIVED_TABLES) await db.connection.run(`DROP VIEW IF EXISTS ${setPart(t.name)}`).catch(() => {});
   }
   return tables;
@@ -221,9 +235,9 @@ const newSetName = (): string => `${Date.now().toString(36)}-${randomBytes(4).to
  * The database a derivation reads `root` through, opened once (the binding of views.sql's views
  * is most of an open's cost, 0.5-1.3 s) and pointed at each step's nights in turn: the night's set
  * reads the night alone, its series set the night before and the nights its changed files were
- * last observed (SnapshotDb.readNights). No derived set is read.
+ * last observed (SnapshotDb.readNights). No derived set is read. Exported for its tests.
  */
-class DerivationDb {
+export class DerivationDb {
   #db: SnapshotDb | null = null;
   #nights = '';
   #limit: string;
@@ -262,17 +276,27 @@ class DerivationDb {
   /**
    * Runs `step`, and again under twice DuckDB's memory limit while it runs out of memory: the
    * larger limit then holds for the rest of the derivation (a night that needs it once needs it
-   * again), up to memoryDoublings doublings in all.
+   * again), up to memoryDoublings doublings in all. `doubled`: the step starts under twice the
+   * limit, which holds for it alone unless it runs out there too.
    */
-  retrying<T>(step: () => Promise<T>): Promise<T> {
-    return withMemoryRetry(this.#limit, async (limit) => {
-      if (limit !== this.#limit) {
-        this.#limit = limit;
-        this.#doublings++;
-        await this.#db?.rows(`SET memory_limit = $1`, [limit]);
-      }
-      return step();
-    }, this.#onRetry, 1 + this.#maxDoublings - this.#doublings);
+  async retrying<T>(step: () => Promise<T>, o: { doubled?: boolean } = {}): Promise<T> {
+    const first = (o.doubled && doubledDuckDbSize(this.#limit)) || this.#limit;
+    let set = this.#limit; // what DuckDB's memory_limit is
+    try {
+      return await withMemoryRetry(first, async (limit) => {
+        if (limit !== first) {
+          this.#limit = limit;
+          this.#doublings++;
+        }
+        if (limit !== set) {
+          await this.#db?.rows(`SET memory_limit = $1`, [limit]);
+          set = limit;
+        }
+        return step();
+      }, this.#onRetry, 1 + this.#maxDoublings - this.#doublings);
+    } finally {
+      if (set !== this.#limit) await this.#db?.rows(`SET memory_limit = $1`, [this.#limit]);
+    }
   }
 
   close(): void {
