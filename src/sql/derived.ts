@@ -74,7 +74,8 @@ SELECT snapshot_date, count(*) AS pooled_ids, sum(records)::BIGINT AS records FR
  * Per night, every (ad system, seller id) claimed DIRECT by two or more owners in the records of
  * valid files (the claims of the report's pooling.worst): the sites and owners claiming it and the
  * five smallest owners. Sites are grouped per (ad system, seller id, site) before each site's owner
- * is joined on (a four-string-key grouping of every record ran out of memory on a 1M-site night).
+ * is joined on (a four-string-key grouping of every record ran out of memory on a 1M-site night),
+ * and the five owners listed for the pooled ids alone.
  */
 export function pooledIdsSql(nights: NightFilter): string {
   return `WITH owner AS (
@@ -92,9 +93,16 @@ export function pooledIdsSql(nights: NightFilter): string {
   SELECT c.snapshot_date, c.ad_system_domain, c.seller_account_id, s.owner_domain, count(DISTINCT c.subject) AS sites
   FROM site_claims c JOIN site_owner s ON s.snapshot_date = c.snapshot_date AND s.subject = c.subject AND s.file_kind = c.file_kind
   GROUP BY ALL
+), pooled AS (
+  SELECT snapshot_date, ad_system_domain, seller_account_id, sum(sites)::BIGINT AS sites, count(*) AS owners
+  FROM claims GROUP BY snapshot_date, ad_system_domain, seller_account_id HAVING count(*) >= 2
 )
-SELECT snapshot_date, ad_system_domain, seller_account_id, sum(sites)::BIGINT AS sites, count(*) AS owners, min(owner_domain, 5) AS sample_owners
-FROM claims GROUP BY snapshot_date, ad_system_domain, seller_account_id HAVING count(*) >= 2`;
+-- The five smallest owners of the pooled ids alone: min(owner_domain, 5) over every id's claims
+-- kept a list per id that DuckDB cannot spill (out of 128MB at 100k sites of the real web's mix).
+SELECT p.snapshot_date, p.ad_system_domain, p.seller_account_id, any_value(p.sites) AS sites, any_value(p.owners) AS owners, min(c.owner_domain, 5) AS sample_owners
+FROM pooled p
+JOIN claims c ON c.snapshot_date = p.snapshot_date AND c.ad_system_domain = p.ad_system_domain AND c.seller_account_id = p.seller_account_id
+GROUP BY p.snapshot_date, p.ad_system_domain, p.seller_account_id`;
 }
 
 /** How many pooled ids the report's pooling.worst lists per night (pooled_seller_top's rows). */
