@@ -296,6 +296,23 @@ describe('derived tables', () => {
     } finally {
       db.close();
     }
+    // The doubled start is one of the doublings allowed: with one left, no retry after it; with none, no doubled start.
+    const oom = () => Promise.reject(new Error('Out of Memory Error: could not allocate block'));
+    for (const [doublings, expected] of [[1, '128MB'], [0, '64MB']] as const) {
+      const capped = new DerivationDb(out, { memoryLimit: '64MB', memoryDoublings: doublings });
+      try {
+        const conn = await capped.use([NIGHTS[0]], NIGHTS[0]);
+        const limits: string[] = [];
+        await expect(capped.retrying(async () => {
+          limits.push(String((await conn.rows(`SELECT current_setting('memory_limit') AS m`))[0]!.m));
+          return oom();
+        }, { doubled: true })).rejects.toThrow(/Out of Memory/);
+        await conn.rows(`SET memory_limit = '${expected}'`);
+        expect(limits).toEqual([String((await conn.rows(`SELECT current_setting('memory_limit') AS m`))[0]!.m)]);
+      } finally {
+        capped.close();
+      }
+    }
   });
 
   it('a path that is not a snapshot root exits 2 and creates nothing', { timeout: 120_000 }, async () => {

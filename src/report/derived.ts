@@ -277,23 +277,28 @@ export class DerivationDb {
    * Runs `step`, and again under twice DuckDB's memory limit while it runs out of memory: the
    * larger limit then holds for the rest of the derivation (a night that needs it once needs it
    * again), up to memoryDoublings doublings in all. `doubled`: the step starts under twice the
-   * limit, which holds for it alone unless it runs out there too.
+   * limit (one of those doublings), which holds for it alone unless it runs out there too.
    */
   async retrying<T>(step: () => Promise<T>, o: { doubled?: boolean } = {}): Promise<T> {
-    const first = (o.doubled && doubledDuckDbSize(this.#limit)) || this.#limit;
+    const room = this.#maxDoublings - this.#doublings;
+    const doubledStart = o.doubled && room > 0 ? doubledDuckDbSize(this.#limit) : null;
+    const first = doubledStart ?? this.#limit;
+    const before = this.#doublings + (doubledStart ? 1 : 0);
     let set = this.#limit; // what DuckDB's memory_limit is
+    let tries = 0;
     try {
       return await withMemoryRetry(first, async (limit) => {
-        if (limit !== first) {
+        const retry = tries++;
+        if (retry > 0) {
           this.#limit = limit;
-          this.#doublings++;
+          this.#doublings = before + retry;
         }
         if (limit !== set) {
           await this.#db?.rows(`SET memory_limit = $1`, [limit]);
           set = limit;
         }
         return step();
-      }, this.#onRetry, 1 + this.#maxDoublings - this.#doublings);
+      }, this.#onRetry, 1 + this.#maxDoublings - before);
     } finally {
       if (set !== this.#limit) await this.#db?.rows(`SET memory_limit = $1`, [this.#limit]);
     }
