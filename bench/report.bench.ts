@@ -30,6 +30,12 @@ const WIDE = Number(process.env.ADSNAP_BENCH_WIDEN ?? 10);
 const bin = path.join(repoRoot, 'bin', 'adsnap.js');
 const BASE = '2026-11-01';
 
+/**
+ * The tables a widened night keeps once: the ad systems' own files, and the night's catalogue of
+ * agents (copied, each agent would count ten times in the consent figures' joins).
+ */
+const ONCE = ['sellers', 'sellers_files', 'buyers', 'buyers_files', 'agents_catalogue'];
+
 /** Columns naming a site or host: renamed per copy when a night is widened. */
 const NAME_COLUMNS = ['subject', 'target', 'host', 'from_subject', 'to_subject', 'store_url'];
 
@@ -93,18 +99,18 @@ async function summarize(root: string): Promise<{ wallS: number; maxS: number }>
 }
 
 /**
- * One night of `factor` × `base` sites in `dest`, from the crawled night `src`: every table's rows
- * repeated with renamed subjects (and ranks moved past the copies before), except the ad systems'
- * own tables: `factor` times the sites name the same ad systems.
+ * One night of `factor` × `base` sites in `dest` (dated `date`), from the crawled night `src`: every table's rows
+ * repeated with renamed subjects (and ranks moved past the copies before), except the tables kept
+ * ONCE: `factor` times the sites name the same ad systems.
  */
-export async function writeWideNight(src: string, dest: string, factor: number, base: number): Promise<void> {
+export async function writeWideNight(src: string, dest: string, factor: number, base: number, date = BASE): Promise<void> {
   const widen = (_table: string, columns: string[]) => {
     const names = columns.filter((c) => NAME_COLUMNS.includes(c));
     const replace = names.map((c) => `CASE WHEN w.i = 0 THEN ${c} ELSE ${c} || '.w' || w.i END AS ${c}`);
     if (columns.includes('rank')) replace.push(`rank + w.i * ${base} AS rank`);
     return replace.length === 0 ? '* EXCLUDE (i)' : `* EXCLUDE (i) REPLACE (${replace.join(', ')})`;
   };
-  await copyNights(src, dest, [BASE], widen, (table) => (table === 'sellers' || table === 'sellers_files' ? ', (SELECT 0 AS i) w' : `, range(${factor}) w(i)`));
+  await copyNights(src, dest, [date], widen, (table) => (ONCE.includes(table) ? ', (SELECT 0 AS i) w' : `, range(${factor}) w(i)`));
 }
 
 async function report(root: string, out: string): Promise<{ wallS: number; rssMb: number; line: string }> {

@@ -29,7 +29,6 @@ const WIDE = Number(process.env.ADSNAP_BENCH_WIDEN ?? 10);
 const COUNTS = (process.env.ADSNAP_BENCH_REQUESTS ?? '1000000').split(',').map(Number);
 const DATE = '2026-11-01';
 const bin = path.join(repoRoot, 'bin', 'adsnap.js');
-const NAME_COLUMNS = ['subject', 'target', 'host', 'from_subject', 'to_subject', 'store_url'];
 
 /** `count` requests as JSON Lines in `file`, drawn from the records of `root`'s night. */
 export async function makeRequests(root: string, file: string, count: number): Promise<void> {
@@ -74,14 +73,9 @@ export async function run(): Promise<void> {
       const c = await night(crawled, path.join(tmp, 'domains.txt'), DATE, 0, ['--now', `${DATE}T02:00:00.000Z`]);
       console.log(`crawled night of ${N} sites: ${c.wallS.toFixed(1)} s`);
     }
-    const { copyNights } = await import('./report.bench.js');
+    const { writeWideNight } = await import('./report.bench.js');
     const wide = path.join(tmp, 'wide');
-    const widen = (_table: string, columns: string[]) => {
-      const replace = columns.filter((c) => NAME_COLUMNS.includes(c)).map((c) => `CASE WHEN w.i = 0 THEN ${c} ELSE ${c} || '.w' || w.i END AS ${c}`);
-      if (columns.includes('rank')) replace.push(`rank + w.i * ${N} AS rank`);
-      return replace.length === 0 ? '* EXCLUDE (i)' : `* EXCLUDE (i) REPLACE (${replace.join(', ')})`;
-    };
-    await copyNights(crawled, wide, [DATE], widen, (table) => (table === 'sellers' || table === 'sellers_files' ? ', (SELECT 0 AS i) w' : `, range(${WIDE}) w(i)`));
+    await writeWideNight(crawled, wide, WIDE, N, DATE);
     console.log(`night of ${WIDE} × ${N} sites written`);
     console.log('| requests | wall s | requests/s | summary |');
     console.log('|---|---|---|---|');
