@@ -21,7 +21,7 @@ import { createOwnerTable } from './owners.js';
 import { completedRuns } from '../store/run-manifests.js';
 import { RunLock, type RunLockOptions } from '../store/run-lock.js';
 import { replaceFileAtomically, temporaryName } from '../util/atomic-file.js';
-import { doubledDuckDbSize, withMemoryRetry } from '../util/duckdb-size.js';
+import { withMemoryRetry } from '../util/duckdb-size.js';
 
 export interface DeriveOutcome {
   night: string;
@@ -203,7 +203,7 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
     // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
     // A table out of memory is written again under a larger limit; the tables before it stand.
     for (const t of DERIVED_TABLES) {
-      tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)), { doubled: t.doubledMemory });
+      tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
       await db.connection.run(`CREATE OR REPLACE TEMP VIEW ${setPart(t.name)} AS SELECT * EXCLUDE (vocabulary_key) FROM read_parquet(${sqlString(path.join(derivation.root, tables[t.name]!))})`);
       // A view (not a table macro of a night) is read from the part by the later tables: a temporary view shadows it until the set is written.
       if (t.view !== null && !t.view.endsWith('_at')) {
@@ -235,9 +235,9 @@ const newSetName = (): string => `${Date.now().toString(36)}-${randomBytes(4).to
  * The database a derivation reads `root` through, opened once (the binding of views.sql's views
  * is most of an open's cost, 0.5-1.3 s) and pointed at each step's nights in turn: the night's set
  * reads the night alone, its series set the night before and the nights its changed files were
- * last observed (SnapshotDb.readNights). No derived set is read. Exported for its tests.
+ * last observed (SnapshotDb.readNights). No derived set is read.
  */
-export class DerivationDb {
+class DerivationDb {
   #db: SnapshotDb | null = null;
   #nights = '';
   #limit: string;
@@ -276,32 +276,17 @@ export class DerivationDb {
   /**
    * Runs `step`, and again under twice DuckDB's memory limit while it runs out of memory: the
    * larger limit then holds for the rest of the derivation (a night that needs it once needs it
-   * again), up to memoryDoublings doublings in all. `doubled`: the step starts under twice the
-   * limit (one of those doublings), which holds for it alone unless it runs out there too.
+   * again), up to memoryDoublings doublings in all.
    */
-  async retrying<T>(step: () => Promise<T>, o: { doubled?: boolean } = {}): Promise<T> {
-    const room = this.#maxDoublings - this.#doublings;
-    const doubledStart = o.doubled && room > 0 ? doubledDuckDbSize(this.#limit) : null;
-    const first = doubledStart ?? this.#limit;
-    const before = this.#doublings + (doubledStart ? 1 : 0);
-    let set = this.#limit; // what DuckDB's memory_limit is
-    let tries = 0;
-    try {
-      return await withMemoryRetry(first, async (limit) => {
-        const retry = tries++;
-        if (retry > 0) {
-          this.#limit = limit;
-          this.#doublings = before + retry;
-        }
-        if (limit !== set) {
-          await this.#db?.rows(`SET memory_limit = $1`, [limit]);
-          set = limit;
-        }
-        return step();
-      }, this.#onRetry, 1 + this.#maxDoublings - before);
-    } finally {
-      if (set !== this.#limit) await this.#db?.rows(`SET memory_limit = $1`, [this.#limit]);
-    }
+  retrying<T>(step: () => Promise<T>): Promise<T> {
+    return withMemoryRetry(this.#limit, async (limit) => {
+      if (limit !== this.#limit) {
+        this.#limit = limit;
+        this.#doublings++;
+        await this.#db?.rows(`SET memory_limit = $1`, [limit]);
+      }
+      return step();
+    }, this.#onRetry, 1 + this.#maxDoublings - this.#doublings);
   }
 
   close(): void {

@@ -153,12 +153,6 @@ export interface DerivedTable {
   nullNightIsEvery?: boolean;
   /** Without a view: the rows read when no night has a part (no rows, the table's columns). */
   empty?: string;
-  /**
-   * Written under twice the derivation's memory limit (src/report/derived.ts): a table known to
-   * run out under the commit's 128MB where the others fit, which would otherwise do seconds of
-   * work before it ran out and started again.
-   */
-  doubledMemory?: boolean;
 }
 
 /**
@@ -200,8 +194,8 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   // Section 11's verdicts counted: authorization_at over every record of the night is the
   // report's costliest step when computed at report time (93.1 s of 141.1 s at 300k sites).
   // Its lookups of the partners' and sellers.json's pairs need 256MB at 100k sites, where every
-  // other table fits in 128MB; under 128MB it ran out after ~6 s (docs/performance.md).
-  { ...fromMacro('authorization_counts', 'authorization_counts_at', false), doubledMemory: true },
+  // other table fits in 128MB (docs/performance.md): there it runs out, and is written again.
+  fromMacro('authorization_counts', 'authorization_counts_at', false),
   // The night summary: the pooled seller ids of the night (a night with none has a row of zeros).
   {
     name: 'night_summary',
