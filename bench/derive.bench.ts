@@ -1,6 +1,6 @@
 /**
  * The commit's derivation of one night, alone: the derived tables of a kept night written again as
- * a crawl's commit writes them (deriveNight from the commit's 128MB, up to four doublings, DuckDB's
+ * a crawl's commit writes them (deriveNight from the commit's 128MB, with its doublings, DuckDB's
  * allocator on one arena), each run in a fresh process on a copy of the night (its files linked,
  * no derived set), for its wall time, the limits it reached and its peak RSS. `npm run build` first.
  *
@@ -13,7 +13,10 @@ import { spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { COMMIT_DERIVE_DOUBLINGS } from '../pipelines/run-commit.js';
+import { DEFAULT_COMMIT_MEMORY } from '../src/sink/compact.js';
 import { completedRuns } from '../src/store/run-manifests.js';
+import { oneDuckDbArena } from '../src/util/duckdb-size.js';
 import { repoRoot } from './corpus.js';
 
 const RUNS = Number(process.env.ADSNAP_BENCH_RUNS ?? 2);
@@ -34,7 +37,7 @@ const CHILD = `
 const { deriveNight } = await import(process.argv[1]);
 const retries = [];
 const t0 = performance.now();
-await deriveNight(process.argv[2], process.argv[3], { memoryLimit: process.argv[4], memoryDoublings: 4, onMemoryRetry: (next) => retries.push(next) });
+await deriveNight(process.argv[2], process.argv[3], { memoryLimit: process.argv[4], memoryDoublings: Number(process.argv[5]), onMemoryRetry: (next) => retries.push(next) });
 console.log(JSON.stringify({ s: (performance.now() - t0) / 1000, retries, rssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
 `;
 
@@ -46,7 +49,10 @@ export async function run(): Promise<void> {
   }
   const night = (await completedRuns(root)).map((r) => r.snapshotDate).sort().at(-1);
   if (!night) throw new Error(`${root}: no complete run`);
-  const limit = process.env.ADSNAP_COMMIT_MEMORY ?? '128MB';
+  const limit = process.env.ADSNAP_COMMIT_MEMORY ?? DEFAULT_COMMIT_MEMORY;
+  // The crawl's allocator option, as the crawl command sets it before its commit loads DuckDB.
+  const env = { ...process.env };
+  oneDuckDbArena(env);
   console.log(`the derivation of ${night} in ${root}, from ${limit} as the commit runs it, ${RUNS} runs, each in a fresh process`);
   console.log('| run | wall s | limits reached | peak RSS |\n|---|---|---|---|');
   for (let i = 1; i <= RUNS; i++) {
@@ -54,10 +60,7 @@ export async function run(): Promise<void> {
     try {
       const copy = path.join(tmp, 'root');
       linkTree(root, copy);
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, path.join(repoRoot, 'dist', 'src', 'report', 'derived.js'), copy, night, limit], {
-        encoding: 'utf8',
-        env: { ...process.env, DUCKDB_JE_MALLOC_CONF: process.env.DUCKDB_JE_MALLOC_CONF ?? 'narenas:1' },
-      });
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, path.join(repoRoot, 'dist', 'src', 'report', 'derived.js'), copy, night, limit, String(COMMIT_DERIVE_DOUBLINGS)], { encoding: 'utf8', env });
       if (child.status !== 0) throw new Error(`derivation failed: ${child.stderr}`);
       const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { s: number; retries: string[]; rssMb: number };
       console.log(`| ${i} | ${r.s.toFixed(1)} | ${[limit, ...r.retries].join(' → ')} | ${r.rssMb} MB |`);

@@ -21,9 +21,11 @@ import { writeShardReport } from './shard-exchange.js';
  */
 async function deriveCommittedNight(outDir: string, night: string, memoryLimit: string): Promise<unknown> {
   const { deriveNight } = await import('../src/report/derived.js');
-  // Up to 16 times the commit's limit (2 GB from the default 128MB), as a table needs it.
-  return deriveNight(outDir, night, { memoryLimit, memoryDoublings: 4 });
+  return deriveNight(outDir, night, { memoryLimit, memoryDoublings: COMMIT_DERIVE_DOUBLINGS });
 }
+
+/** The doublings of the commit's limit its derivation may take: up to 16 times (2 GB from the default 128MB), as a table needs it. */
+export const COMMIT_DERIVE_DOUBLINGS = 4;
 
 /** Whether this commit completes its night: every run of an unsharded crawl; of a sharded one, the last stage's (intermediaries), once for the union. */
 function completesNight(manifest: RunManifest): boolean {
