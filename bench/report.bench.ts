@@ -20,7 +20,9 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import type { TableName } from '../schemas/tables.js';
 import { deriveRoot } from '../src/report/derived.js';
+import { SORT_KEYS } from '../src/sink/compact.js';
 import { repoRoot } from './corpus.js';
 import { night } from './incremental.bench.js';
 
@@ -73,7 +75,11 @@ export async function copyNights(src: string, root: string, dates: string[], sel
         const columns = (await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet([${files}], hive_partitioning = false)`)).getRows().map((r) => String(r[0]));
         const part = `${table}/snapshot_date=${date}/part-00001.parquet`;
         await mkdir(path.join(root, path.dirname(part)), { recursive: true });
-        const sql = `COPY (SELECT ${select(table, columns, k)} FROM read_parquet([${files}], hive_partitioning = false) ${tail(table, k)}) TO '${path.join(root, part)}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`;
+        // In the commit's order (SORT_KEYS, src/sink/compact.ts): a widened night's copies of a row are
+        // next to each other otherwise, and every row group spans the whole range of subjects.
+        const keys = (SORT_KEYS[table as TableName] ?? []).filter((c) => columns.includes(c));
+        const order = keys.length > 0 ? `ORDER BY ${keys.map((c) => `"${c}"`).join(', ')}` : '';
+        const sql = `COPY (SELECT * FROM (SELECT ${select(table, columns, k)} FROM read_parquet([${files}], hive_partitioning = false) ${tail(table, k)}) ${order}) TO '${path.join(root, part)}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`;
         const n = Number((await con.runAndReadAll(sql)).getRows()[0]?.[0] ?? 0);
         tables[table] = { rows: n, parts: [part] };
       }

@@ -1150,20 +1150,29 @@ WHERE f.file_kind = 'buyers.json';
 -- The night's lookups `adsnap verify` (src/verify/) and authorization_at read, and the verdict
 -- they share. docs/guide/verify.md has a worked example per verdict.
 
--- The ads.txt / app-ads.txt files of one night: status, and whether a buyer may use the file
+-- Whether `key` is in the range [lo, hi) of subjects (NULL: unbounded). authorization_counts is
+-- derived one range of subjects at a time (src/report/derived.ts): a night's records are sorted
+-- by subject (src/sink/compact.ts), so a range reads its own row groups alone.
+CREATE OR REPLACE MACRO adsnap_in_range(key, lo, hi) AS (lo IS NULL OR key >= lo) AND (hi IS NULL OR key < hi);
+
+-- The ads.txt / app-ads.txt files of one night (of the subjects in [lo, hi)): status, and whether a buyer may use the file
 -- ("valid app-ads.txt found", §3.5: files.valid, text/plain read whole; a placeholder file is
 -- valid and authorizes nobody).
-CREATE OR REPLACE MACRO adsnap_auth_files(night) AS TABLE
+CREATE OR REPLACE MACRO adsnap_auth_files_in(night, lo, hi) AS TABLE
 SELECT subject, file_kind, any_value(status) AS status, coalesce(bool_or(valid), false) AS valid
-FROM files WHERE snapshot_date = CAST(night AS DATE) AND file_kind IN ('ads.txt', 'app-ads.txt') GROUP BY ALL;
+FROM files WHERE snapshot_date = CAST(night AS DATE) AND file_kind IN ('ads.txt', 'app-ads.txt') AND adsnap_in_range(subject, lo, hi) GROUP BY ALL;
+-- The same for every subject of the night (`adsnap verify`'s lookup).
+CREATE OR REPLACE MACRO adsnap_auth_files(night) AS TABLE SELECT * FROM adsnap_auth_files_in(night, NULL, NULL);
 
--- The night's records, one row per (file, ad system, seller id as written); `seller_key` is the
+-- The night's records (of the subjects in [lo, hi)), one row per (file, ad system, seller id as written); `seller_key` is the
 -- case-folded id (adsnap_seller_key). A DIRECT record wins over a RESELLER one for the same pair.
-CREATE OR REPLACE MACRO adsnap_auth_records(night) AS TABLE
+CREATE OR REPLACE MACRO adsnap_auth_records_in(night, lo, hi) AS TABLE
 SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key,
        CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
-FROM ads_records WHERE snapshot_date = CAST(night AS DATE)
+FROM ads_records WHERE snapshot_date = CAST(night AS DATE) AND adsnap_in_range(subject, lo, hi)
 GROUP BY subject, file_kind, ad_system_domain, seller_account_id;
+-- The same for every subject of the night (`adsnap verify`'s lookup).
+CREATE OR REPLACE MACRO adsnap_auth_records(night) AS TABLE SELECT * FROM adsnap_auth_records_in(night, NULL, NULL);
 
 -- Each file's inventorypartnerdomain= directives (ads.txt 1.1 §4.6) by partner host.
 CREATE OR REPLACE MACRO adsnap_auth_partners(night) AS TABLE
@@ -1204,121 +1213,146 @@ CREATE OR REPLACE MACRO adsnap_auth_reason(kind, in_snapshot, has_host, file_val
        WHEN partner_found THEN 'partner_seller_listed'
        ELSE 'partner_seller_not_listed' END;
 
--- The §3.5 verdict for every (site or app, ad system, seller id) the night's files name, as a buyer
--- would see a request for it: the records of each site's ads.txt (a listed site, a declared
--- subdomain) and of each app's app-ads.txt (the app by store URL, through its developer host),
--- each without an inventory partner; each record of a declared partner's ads.txt, asked with that
--- partner as inventorypartnerdomain; and each PUBLISHER/BOTH entry of a readable sellers.json, asked
--- for the site its `domain` names (`named_by` 'sellers.json'). `seller_match`: 'exact' or
--- 'case_folded' (adsnap_seller_key), NULL when not found.
-CREATE OR REPLACE MACRO authorization_at(night) AS TABLE
-WITH f AS (SELECT * FROM adsnap_auth_files(night)),
-r AS (SELECT * FROM adsnap_auth_records(night)),
-p AS (SELECT * FROM adsnap_auth_partners(night)),
-apps_night AS (
-  SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url
-), sites AS (
-  SELECT subject FROM f WHERE file_kind = 'ads.txt'
-), own AS (
-  -- Each file's own records, asked of that file (named_by its kind): the record is there by
-  -- definition (the parser gives every record an ad system, a seller id and a relationship), so
-  -- the file's validity alone decides, and no record is looked up again: 'seller_listed'
-  -- (authorized, an exact match) or 'no_valid_file' (nonparticipating). Unique per row already
-  -- (r is one row per record key, f and apps_night one per file and store URL).
+-- The first part of authorization_at: each file's own records, asked of that file (`named_by` its
+-- kind), for the subjects (file hosts) in [lo, hi). The record is there by definition (the parser
+-- gives every record an ad system, a seller id and a relationship), so the file's validity alone
+-- decides, and no record is looked up again: 'seller_listed' (authorized, an exact match) or
+-- 'no_valid_file' (nonparticipating). Unique per row already (one row per record key, file and
+-- store URL).
+CREATE OR REPLACE MACRO adsnap_authorization_own(night, lo, hi) AS TABLE
+WITH f AS NOT MATERIALIZED (SELECT * FROM adsnap_auth_files_in(night, lo, hi)),
+r AS NOT MATERIALIZED (SELECT * FROM adsnap_auth_records_in(night, lo, hi)),
+own AS (
   SELECT 'site' AS kind, r.subject AS target, r.subject, 'ads.txt' AS file_kind, r.ad_system_domain, r.seller_id, r.relationship,
          'ads.txt' AS named_by, f.valid AS file_valid
   FROM r JOIN f ON f.subject = r.subject AND f.file_kind = r.file_kind WHERE r.file_kind = 'ads.txt'
   UNION ALL
   SELECT 'app', a.store_url, a.subject, 'app-ads.txt', r.ad_system_domain, r.seller_id, r.relationship, 'app-ads.txt', coalesce(ff.valid, false)
-  FROM apps_night a JOIN r ON r.subject = a.subject AND r.file_kind = 'app-ads.txt'
+  FROM (SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url) a
+  JOIN r ON r.subject = a.subject AND r.file_kind = 'app-ads.txt'
   LEFT JOIN f ff ON ff.subject = a.subject AND ff.file_kind = 'app-ads.txt'
-), own_reasoned AS (
-  SELECT *, adsnap_auth_reason(kind, true, true, file_valid, true, ad_system_domain IS NOT NULL AND seller_id IS NOT NULL AND relationship IS NOT NULL,
-                               NULL, false, false, false) AS reason
-  FROM own
-), sellers_asked AS (
-  -- Each PUBLISHER/BOTH entry asked of the site its domain names, else of that host's parent.
-  SELECT 'site' AS kind, s.domain_host AS target, coalesce(t.subject, t2.subject) AS subject, 'ads.txt' AS file_kind, s.ad_system_domain, s.seller_id,
-         CAST(NULL AS VARCHAR) AS partner, 'sellers.json' AS named_by
-  FROM adsnap_auth_sellers(night) s
-  LEFT JOIN sites t ON t.subject = s.domain_host
-  -- The key NULL where the join does not apply (a condition on one side only is a nested-loop join).
-  LEFT JOIN sites t2 ON t2.subject = CASE WHEN t.subject IS NULL THEN substr(s.domain_host, strpos(s.domain_host, '.') + 1) END
-  WHERE s.seller_type IN ('PUBLISHER', 'BOTH') AND s.domain_host IS NOT NULL
-), looked_up AS MATERIALIZED (
-  -- The records the pairs below can match: those of the files that declare a partner, of the
-  -- partners, and of the sites sellers.json names (whole files, so the folded ids are those of the
-  -- whole file), not every record of the night.
-  SELECT * FROM r
-  WHERE subject IN (SELECT subject FROM p UNION SELECT partner FROM p UNION SELECT subject FROM sellers_asked)
-), rk AS (
-  -- The same, one row per case-folded seller id: the match when no id is equal byte for byte.
-  SELECT subject, file_kind, ad_system_domain, seller_key,
-         CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
-  FROM looked_up GROUP BY subject, file_kind, ad_system_domain, seller_key
-), asked AS (
-  SELECT CASE WHEN p.file_kind = 'app-ads.txt' THEN 'app' ELSE 'site' END AS kind, coalesce(a.store_url, p.subject) AS target, p.subject,
-         p.file_kind, r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt' AS named_by
-  FROM p JOIN looked_up r ON r.subject = p.partner AND r.file_kind = 'ads.txt'
-  LEFT JOIN apps_night a ON p.file_kind = 'app-ads.txt' AND a.subject = p.subject
-  WHERE p.file_kind = 'ads.txt' OR a.store_url IS NOT NULL
-  UNION ALL
-  SELECT * FROM sellers_asked
-), judged AS (
-  SELECT a.*, coalesce(ff.valid, false) AS file_valid, ff.status AS file_status, re.relationship AS re_rel, rf.relationship AS rf_rel,
-         pp.partner IS NOT NULL AS partner_declared, coalesce(pf.valid, false) AS partner_valid,
-         coalesce(pe.relationship, pk.relationship) AS p_rel, pe.relationship IS NOT NULL AS p_exact,
-         adsnap_auth_reason(a.kind, a.subject IS NOT NULL, true, coalesce(ff.valid, false), true,
-                            coalesce(re.relationship, rf.relationship) IS NOT NULL, a.partner, pp.partner IS NOT NULL,
-                            coalesce(pf.valid, false), coalesce(pe.relationship, pk.relationship) IS NOT NULL) AS reason
-  FROM asked a
-  LEFT JOIN f ff ON ff.subject = a.subject AND ff.file_kind = a.file_kind
-  LEFT JOIN looked_up re ON re.subject = a.subject AND re.file_kind = a.file_kind AND re.ad_system_domain = a.ad_system_domain AND re.seller_id = a.seller_id
-  LEFT JOIN rk rf ON rf.subject = a.subject AND rf.file_kind = a.file_kind AND rf.ad_system_domain = a.ad_system_domain AND rf.seller_key = adsnap_seller_key(a.seller_id)
-  LEFT JOIN p pp ON pp.subject = a.subject AND pp.file_kind = a.file_kind AND pp.partner = a.partner
-  LEFT JOIN f pf ON pf.subject = a.partner AND pf.file_kind = 'ads.txt'
-  LEFT JOIN looked_up pe ON pe.subject = a.partner AND pe.file_kind = 'ads.txt' AND pe.ad_system_domain = a.ad_system_domain AND pe.seller_id = a.seller_id
-  LEFT JOIN rk pk ON pk.subject = a.partner AND pk.file_kind = 'ads.txt' AND pk.ad_system_domain = a.ad_system_domain AND pk.seller_key = adsnap_seller_key(a.seller_id)
+  WHERE adsnap_in_range(a.subject, lo, hi)
 )
 SELECT CAST(night AS DATE) AS snapshot_date, kind, target, subject AS file_host, ad_system_domain, seller_id,
        CAST(NULL AS VARCHAR) AS inventorypartnerdomain, named_by, adsnap_auth_verdict(reason, false) AS authorization,
        reason AS authorization_reason, file_kind AS decided_by,
        CASE WHEN reason = 'seller_listed' THEN relationship END AS relationship,
        CASE WHEN reason = 'seller_listed' THEN 'exact' END AS seller_match
-FROM own_reasoned
-UNION ALL
-SELECT DISTINCT CAST(night AS DATE) AS snapshot_date, kind, target, subject AS file_host, ad_system_domain, seller_id,
+FROM (SELECT *, adsnap_auth_reason(kind, true, true, file_valid, true, ad_system_domain IS NOT NULL AND seller_id IS NOT NULL AND relationship IS NOT NULL,
+                                   NULL, false, false, false) AS reason FROM own);
+
+-- The second part of authorization_at: the pairs asked of a file that did not name them, for the
+-- subjects in [lo, hi) (the file's host; for a sellers.json entry that names no listed site, the
+-- host it names). Each step reads what its pairs need, not the night's every file and record: at
+-- 1M sites, lookups of every record of the night ran out of 2 GB (docs/performance.md).
+CREATE OR REPLACE MACRO adsnap_authorization_asked(night, lo, hi) AS TABLE
+WITH p AS (SELECT * FROM adsnap_auth_partners(night)),
+apps_night AS (
+  SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url
+), sellers_named AS (
+  SELECT ad_system_domain, seller_id, domain_host, substr(domain_host, strpos(domain_host, '.') + 1) AS parent_host
+  FROM adsnap_auth_sellers(night) WHERE seller_type IN ('PUBLISHER', 'BOTH') AND domain_host IS NOT NULL
+), named_sites AS (
+  -- The sites among the hosts sellers.json names and their parents.
+  SELECT DISTINCT subject FROM files
+  WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt'
+    AND subject IN (SELECT domain_host FROM sellers_named UNION SELECT parent_host FROM sellers_named)
+), partner_records AS (
+  -- The records of the declared partners' ads.txt, one row per (partner, ad system, seller id), as adsnap_auth_records.
+  SELECT subject, ad_system_domain, seller_account_id AS seller_id,
+         CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
+  FROM ads_records WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt' AND subject IN (SELECT partner FROM p)
+  GROUP BY subject, ad_system_domain, seller_account_id
+), partner_files AS (
+  -- Whether each declared partner's ads.txt is valid, as adsnap_auth_files.
+  SELECT subject, coalesce(bool_or(valid), false) AS valid FROM files
+  WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt' AND subject IN (SELECT partner FROM p) GROUP BY subject
+), asked AS (
+  -- A partner's pair is a record of the partner's ads.txt by construction: its relationship is
+  -- carried (exact), and the partner's records are not looked up again.
+  SELECT CASE WHEN p.file_kind = 'app-ads.txt' THEN 'app' ELSE 'site' END AS kind, coalesce(a.store_url, p.subject) AS target, p.subject,
+         p.file_kind, r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt' AS named_by, r.relationship AS partner_relationship
+  FROM p JOIN partner_records r ON r.subject = p.partner
+  -- The key NULL where the join does not apply (a condition on one side only is a nested-loop join).
+  LEFT JOIN apps_night a ON a.subject = CASE WHEN p.file_kind = 'app-ads.txt' THEN p.subject END
+  WHERE (p.file_kind = 'ads.txt' OR a.store_url IS NOT NULL) AND adsnap_in_range(p.subject, lo, hi)
+  UNION ALL
+  SELECT 'site', s.domain_host, coalesce(t.subject, t2.subject), 'ads.txt', s.ad_system_domain, s.seller_id, NULL, 'sellers.json', NULL
+  FROM sellers_named s
+  LEFT JOIN named_sites t ON t.subject = s.domain_host
+  LEFT JOIN named_sites t2 ON t2.subject = CASE WHEN t.subject IS NULL THEN s.parent_host END
+  WHERE adsnap_in_range(coalesce(t.subject, t2.subject, s.domain_host), lo, hi)
+), with_files AS (
+  SELECT a.*, coalesce(ff.valid, false) AS file_valid, coalesce(pf.valid, false) AS partner_valid
+  FROM asked a
+  LEFT JOIN adsnap_auth_files_in(night, lo, hi) ff ON ff.subject = a.subject AND ff.file_kind = a.file_kind
+  LEFT JOIN partner_files pf ON pf.subject = a.partner
+), matched AS (
+  -- Each pair's records in its file with the same case-folded seller id, in one join of the
+  -- night's records to the pairs: whether any is there (found), and the relationship of those
+  -- with the id as written (exact) and of them all (case-folded); a DIRECT record wins. A pair
+  -- asked twice is one row here, as it is one row of the output.
+  SELECT a.kind, a.target, a.subject, a.file_kind, a.ad_system_domain, a.seller_id, a.partner, a.named_by, a.partner_relationship, a.file_valid, a.partner_valid,
+         CASE WHEN bool_or(m.relationship = 'DIRECT') FILTER (WHERE m.seller_account_id = a.seller_id) THEN 'DIRECT'
+              ELSE min(m.relationship) FILTER (WHERE m.seller_account_id = a.seller_id) END AS exact_relationship,
+         CASE WHEN bool_or(m.relationship = 'DIRECT') THEN 'DIRECT' ELSE min(m.relationship) END AS folded_relationship
+  FROM with_files a
+  LEFT JOIN ads_records m ON m.snapshot_date = CAST(night AS DATE) AND adsnap_in_range(m.subject, lo, hi)
+    AND m.subject = a.subject AND m.file_kind = a.file_kind AND m.ad_system_domain = a.ad_system_domain
+    AND adsnap_seller_key(m.seller_account_id) = adsnap_seller_key(a.seller_id)
+  GROUP BY ALL
+), judged AS (
+  SELECT *, adsnap_auth_reason(kind, subject IS NOT NULL, true, file_valid, true, folded_relationship IS NOT NULL, partner,
+                               partner IS NOT NULL, partner_valid, partner_relationship IS NOT NULL) AS reason
+  FROM matched
+)
+SELECT CAST(night AS DATE) AS snapshot_date, kind, target, subject AS file_host, ad_system_domain, seller_id,
        partner AS inventorypartnerdomain, named_by,
        adsnap_auth_verdict(reason, partner IS NOT NULL) AS authorization, reason AS authorization_reason,
        CASE WHEN reason LIKE 'partner_%' AND reason <> 'partner_not_declared' THEN 'partner ads.txt' WHEN subject IS NOT NULL THEN file_kind END AS decided_by,
-       CASE WHEN reason = 'seller_listed' THEN coalesce(re_rel, rf_rel) WHEN reason = 'partner_seller_listed' THEN p_rel END AS relationship,
-       CASE WHEN reason = 'seller_listed' THEN CASE WHEN re_rel IS NOT NULL THEN 'exact' ELSE 'case_folded' END
-            WHEN reason = 'partner_seller_listed' THEN CASE WHEN p_exact THEN 'exact' ELSE 'case_folded' END END AS seller_match
+       CASE WHEN reason = 'seller_listed' THEN coalesce(exact_relationship, folded_relationship) WHEN reason = 'partner_seller_listed' THEN partner_relationship END AS relationship,
+       CASE WHEN reason = 'seller_listed' THEN CASE WHEN exact_relationship IS NOT NULL THEN 'exact' ELSE 'case_folded' END
+            WHEN reason = 'partner_seller_listed' THEN 'exact' END AS seller_match
 FROM judged;
+
+-- The §3.5 verdict for every (site or app, ad system, seller id) the night's files name, as a buyer
+-- would see a request for it: the records of each site's ads.txt (a listed site, a declared
+-- subdomain) and of each app's app-ads.txt (the app by store URL, through its developer host), each
+-- without an inventory partner (adsnap_authorization_own); each record of a declared partner's
+-- ads.txt, asked with that partner as inventorypartnerdomain; and each PUBLISHER/BOTH entry of a
+-- readable sellers.json, asked for the site its `domain` names, else that host's parent (`named_by`
+-- 'sellers.json'; adsnap_authorization_asked). `seller_match`: 'exact' or 'case_folded'
+-- (adsnap_seller_key), NULL when not found.
+CREATE OR REPLACE MACRO authorization_at(night) AS TABLE
+SELECT * FROM adsnap_authorization_own(night, NULL, NULL) UNION ALL SELECT * FROM adsnap_authorization_asked(night, NULL, NULL);
 
 -- authorization_at's rows of one night counted (the report's section 11): per (named_by, kind, ad
 -- system, verdict, reason, relationship) the pairs (rows of authorization_at) and the distinct
 -- targets (the sites or apps asked for); and per (named_by, kind, verdict, reason) the same over
 -- every ad system (all_ad_systems true; ad_system_domain and relationship NULL), whose targets
--- are counted once however many ad systems name them. A NULL night has no rows.
-CREATE OR REPLACE MACRO authorization_counts_defined_at(night) AS TABLE
+-- are counted once however many ad systems name them. adsnap_authorization_counts_in counts one
+-- part ('own' or 'asked') of one range of subjects: a target's rows are all in one part and one
+-- range (its subject is a function of it), so the counts of the parts and ranges add up to the
+-- night's (what the derivation does, one range at a time, in the commit's memory). One grouping
+-- of each target per group set, then counted: plain aggregates, which DuckDB spills to disk.
+CREATE OR REPLACE MACRO adsnap_authorization_counts_in(night, part, lo, hi) AS TABLE
 WITH per_target AS (
-  -- One row per target of each group first, then counted: plain aggregates, which DuckDB spills
-  -- to disk past its memory limit, where count(DISTINCT target) held every target of every group
-  -- in memory (4 GB for a night of 1M sites: issue 34).
-  SELECT named_by, kind, ad_system_domain, "authorization", authorization_reason, relationship, target, count(*) AS pairs
-  FROM authorization_at(night) WHERE adsnap_underived(CAST(night AS DATE))
-  GROUP BY ALL
-), every_system AS (
-  SELECT named_by, kind, "authorization", authorization_reason, target, sum(pairs) AS pairs FROM per_target GROUP BY ALL
+  SELECT named_by, kind, ad_system_domain, "authorization", authorization_reason, relationship, target, count(*) AS pairs,
+         GROUPING(ad_system_domain) = 1 AS all_ad_systems
+  FROM (SELECT * FROM adsnap_authorization_own(night, lo, hi) WHERE part = 'own'
+        UNION ALL SELECT * FROM adsnap_authorization_asked(night, lo, hi) WHERE part = 'asked')
+  WHERE adsnap_underived(CAST(night AS DATE))
+  GROUP BY GROUPING SETS ((named_by, kind, ad_system_domain, "authorization", authorization_reason, relationship, target),
+                          (named_by, kind, "authorization", authorization_reason, target))
 )
 SELECT CAST(night AS DATE) AS snapshot_date, * FROM (
-  SELECT named_by, kind, false AS all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship,
+  SELECT named_by, kind, all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship,
          sum(pairs)::BIGINT AS pairs, count(target) AS targets
-  FROM per_target GROUP BY named_by, kind, ad_system_domain, "authorization", authorization_reason, relationship
-  UNION ALL
-  SELECT named_by, kind, true, NULL, "authorization", authorization_reason, NULL, sum(pairs)::BIGINT, count(target)
-  FROM every_system GROUP BY named_by, kind, "authorization", authorization_reason);
+  FROM per_target GROUP BY named_by, kind, all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship);
+
+-- The night's counts: its two parts, each whole (a NULL night has no rows).
+CREATE OR REPLACE MACRO authorization_counts_defined_at(night) AS TABLE
+SELECT * FROM adsnap_authorization_counts_in(night, 'own', NULL, NULL) UNION ALL SELECT * FROM adsnap_authorization_counts_in(night, 'asked', NULL, NULL);
 
 -- authorization_counts_at(night): the definition's rows; `adsnap sql` and the report replace it
 -- with the derived rows when the night has a current derived set.

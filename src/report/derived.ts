@@ -12,10 +12,10 @@ import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
-import { sqlString } from '../util/sql-literal.js';
+import { sqlString, sqlStringList } from '../util/sql-literal.js';
 import {
-  DERIVED_TABLES, OWNER_TABLE, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker, setPart,
-  readSeriesMarker, seriesMarkerPath, type DerivedMarker, type SeriesMarker,
+  DERIVED_TABLES, OWNER_TABLE, RECORDS_PER_RANGE, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker, setPart,
+  nightRecordsSql, rangeBoundsSql, readSeriesMarker, seriesMarkerPath, type DerivedMarker, type RangedTable, type SeriesMarker,
 } from '../sql/derived.js';
 import { createOwnerTable } from './owners.js';
 import { completedRuns } from '../store/run-manifests.js';
@@ -48,6 +48,8 @@ export interface DeriveOptions {
    * chain back to the first night (a root written before series sets: `adsnap derive` writes them).
    */
   seriesChain?: boolean;
+  /** The night's records per range of subjects of a ranged table (default RECORDS_PER_RANGE; tests make it small). */
+  recordsPerRange?: number;
   /** Told of each larger limit tried (`adsnap derive` says it on stderr; a commit's retries are silent, as its compaction's). */
   onMemoryRetry?: (next: string, err: Error) => void;
   lock?: RunLockOptions;
@@ -203,7 +205,9 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
     // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
     // A table out of memory is written again under a larger limit; the tables before it stand.
     for (const t of DERIVED_TABLES) {
-      tables[t.name] = await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
+      tables[t.name] = t.ranged
+        ? await writeRanged(derivation, db, t.name, t.ranged, night, set)
+        : await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
       await db.connection.run(`CREATE OR REPLACE TEMP VIEW ${setPart(t.name)} AS SELECT * EXCLUDE (vocabulary_key) FROM read_parquet(${sqlString(path.join(derivation.root, tables[t.name]!))})`);
       // A view (not a table macro of a night) is read from the part by the later tables: a temporary view shadows it until the set is written.
       if (t.view !== null && !t.view.endsWith('_at')) {
@@ -218,6 +222,44 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
     for (const t of DERIVED_TABLES) await db.connection.run(`DROP VIEW IF EXISTS ${setPart(t.name)}`).catch(() => {});
   }
   return tables;
+}
+
+/**
+ * Writes the part of a ranged table (RangedTable): each part of its definition over each range of
+ * subjects (subjectRanges) into a file of its own, each under the derivation's memory retries, then
+ * their sum as the table's part. Returns it, relative to the root.
+ */
+async function writeRanged(derivation: DerivationDb, db: SnapshotDb, name: string, t: RangedTable, night: string, set: string): Promise<string> {
+  const work = await mkdtemp(path.join(tmpdir(), 'adsnap-ranged-'));
+  try {
+    const ranges = await subjectRanges(db, night, derivation.recordsPerRange);
+    const files: string[] = [];
+    for (const part of t.parts) {
+      for (const [lo, hi] of ranges) {
+        const file = path.join(work, `${part}-${files.length}.parquet`);
+        await derivation.retrying(() => db.rows(`COPY (${nightSql(t.sql(part, lo, hi), night)}) TO ${sqlString(file)} (FORMAT parquet)`));
+        files.push(file);
+      }
+    }
+    return await derivation.retrying(() => writePart(db, derivation.root, name, night, set, nightSql(t.sum(`read_parquet(${sqlStringList(files)})`), night)));
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The ranges of subjects a ranged table of `night` is derived over, [lo, hi) with NULL unbounded:
+ * one range per `recordsPerRange` of the night's records, cut at quantiles of a sample of them
+ * (rangeBoundsSql), so each holds about as many records. One range, [NULL, NULL), for a small night.
+ */
+export async function subjectRanges(db: SnapshotDb, night: string, recordsPerRange = RECORDS_PER_RANGE): Promise<[string | null, string | null][]> {
+  const [count] = await db.rows(nightSql(nightRecordsSql, night));
+  const n = Math.ceil(Number(count?.n ?? 0) / recordsPerRange);
+  if (n <= 1) return [[null, null]];
+  const [row] = await db.rows(nightSql(rangeBoundsSql(n), night));
+  const bounds = [...new Set(((row?.bounds ?? []) as unknown[]).filter((b): b is string => typeof b === 'string'))].sort();
+  const edges = [null, ...bounds, null];
+  return edges.slice(1).map((hi, i) => [edges[i]!, hi]);
 }
 
 /** Redefines the view `name` as `sql`; returns what puts views.sql's definition of it back. */
@@ -245,7 +287,10 @@ class DerivationDb {
   readonly #maxDoublings: number;
   readonly #onRetry: (next: string, err: Error) => void;
 
-  constructor(readonly root: string, o: Pick<DeriveOptions, 'memoryLimit' | 'memoryDoublings' | 'onMemoryRetry'>) {
+  readonly recordsPerRange: number;
+
+  constructor(readonly root: string, o: Pick<DeriveOptions, 'memoryLimit' | 'memoryDoublings' | 'onMemoryRetry' | 'recordsPerRange'>) {
+    this.recordsPerRange = o.recordsPerRange ?? RECORDS_PER_RANGE;
     this.#limit = o.memoryLimit ?? '512MB';
     this.#maxDoublings = o.memoryDoublings ?? 3;
     this.#onRetry = o.onMemoryRetry ?? (() => {});

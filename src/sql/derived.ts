@@ -33,13 +33,13 @@ export const OWNER_TABLE = 'report_owner_domain';
 const NIGHT = `getvariable('adsnap_derive_night')`;
 
 /**
- * A derived table's SQL for `night` (YYYY-MM-DD): the date as a constant, which DuckDB folds into
+ * A derived table's SQL (or any SQL of a derivation) for `night` (YYYY-MM-DD): the date as a constant, which DuckDB folds into
  * each scan's partition filter, so only that night's partitions are read (a filter it cannot fold
  * read every night of the root: issue 34).
  */
-export function nightSql(t: DerivedTable, night: string): string {
+export function nightSql(t: DerivedTable | string, night: string): string {
   if (!isCalendarDate(night)) throw new TypeError(`a night is YYYY-MM-DD, got ${JSON.stringify(night)}`);
-  return t.sql.replaceAll(NIGHT, `DATE '${night}'`);
+  return (typeof t === 'string' ? t : t.sql).replaceAll(NIGHT, `DATE '${night}'`);
 }
 
 /**
@@ -153,7 +153,40 @@ export interface DerivedTable {
   nullNightIsEvery?: boolean;
   /** Without a view: the rows read when no night has a part (no rows, the table's columns). */
   empty?: string;
+  /** Written one range of subjects at a time (src/report/derived.ts), its rows then added up. */
+  ranged?: RangedTable;
 }
+
+/**
+ * A derived table whose rows are sums over its definition's parts (`parts`) and ranges of subjects:
+ * `sql(part, lo, hi)` gives one part's rows for the subjects in [lo, hi) (NULL: unbounded), and
+ * `sum(from)` adds up the rows of every part and range read from `from`. The night's records are
+ * sorted by subject, so a range reads its own row groups: each range's hash tables hold a slice of
+ * the night, whatever its size.
+ */
+export interface RangedTable {
+  parts: readonly string[];
+  sql: (part: string, lo: string | null, hi: string | null) => string;
+  sum: (from: string) => string;
+}
+
+/** The night's records per range of subjects in a ranged table's derivation (3M: `authorization_counts` fits in 128 MB at 1M sites). */
+export const RECORDS_PER_RANGE = 3_000_000;
+
+/**
+ * The lower bounds of `ranges` ranges of subjects holding about as many of the night's records
+ * each: the quantiles of a repeatable sample of 100,000 records (one row: `bounds`, a list). The
+ * ranges are [NULL, b1), [b1, b2), …, [bn, NULL): every subject is in one of them, however the
+ * sample fell.
+ */
+export const rangeBoundsSql = (ranges: number): string =>
+  `SELECT quantile_disc(subject, [${Array.from({ length: ranges - 1 }, (_, i) => `${i + 1}/${ranges}`).join(', ')}]) AS bounds
+FROM (SELECT subject FROM (SELECT subject FROM ads_records WHERE snapshot_date = ${NIGHT}) USING SAMPLE reservoir(100000 ROWS) REPEATABLE (1))`;
+
+/** The night's records counted (from the parts' metadata): how many ranges a ranged table needs. */
+export const nightRecordsSql = `SELECT count(*) AS n FROM ads_records WHERE snapshot_date = ${NIGHT}`;
+
+const literal = (s: string | null): string => (s === null ? 'NULL' : sqlString(s));
 
 /**
  * The relation a derived table's SQL reads an earlier table of its own set through (the part just
@@ -195,7 +228,18 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   // report's costliest step when computed at report time (93.1 s of 141.1 s at 300k sites).
   // Its lookups of the partners' and sellers.json's pairs need 256MB at 100k sites, where every
   // other table fits in 128MB (docs/performance.md): there it runs out, and is written again.
-  fromMacro('authorization_counts', 'authorization_counts_at', false),
+  // Written one range of subjects at a time (RangedTable): whole, it ran out of 2 GB at 1M sites.
+  {
+    ...fromMacro('authorization_counts', 'authorization_counts_at', false),
+    ranged: {
+      parts: ['own', 'asked'],
+      sql: (part, lo, hi) => `SELECT * FROM adsnap_authorization_counts_in(${NIGHT}, ${sqlString(part)}, ${literal(lo)}, ${literal(hi)})`,
+      // A target is in one part and one range: its counts add up.
+      sum: (from) => `SELECT snapshot_date, named_by, kind, all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship,
+  sum(pairs)::BIGINT AS pairs, sum(targets)::BIGINT AS targets
+FROM ${from} GROUP BY snapshot_date, named_by, kind, all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship`,
+    },
+  },
   // The night summary: the pooled seller ids of the night (a night with none has a row of zeros).
   {
     name: 'night_summary',
@@ -299,7 +343,11 @@ let cachedKey: string | null = null;
 export function derivedKey(): string {
   if (cachedKey) return cachedKey;
   const h = createHash('sha256').update('adsnap derived v1\n').update(readFileSync(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
-  for (const t of DERIVED_TABLES) h.update(`\n-- ${t.name}\n`).update(t.sql);
+  for (const t of DERIVED_TABLES) {
+    h.update(`\n-- ${t.name}\n`).update(t.sql);
+    if (t.ranged) h.update(`\n-- ${t.name} ranged\n`).update(t.ranged.parts.map((p) => t.ranged!.sql(p, 'lo', 'hi')).join('\n')).update(t.ranged.sum('adsnap_ranges'));
+  }
+  h.update(rangeBoundsSql(2));
   for (const [name, sql] of Object.entries(SERIES_SQL)) h.update(`\n-- series ${name}\n`).update(sql);
   return (cachedKey = h.digest('hex').slice(0, 32));
 }
