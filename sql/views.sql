@@ -396,9 +396,16 @@ WHERE NOT coalesce(adsnap_is_placeholder(r.ad_system_domain, r.seller_account_id
 -- Per night and ad system, over every scope of scoped_records (declaring files, the placeholder
 -- left out): the files naming it, its records, and those with a certification authority id.
 CREATE OR REPLACE VIEW ad_system_file_counts_defined AS
-SELECT snapshot_date, ad_system_domain, count(DISTINCT (subject, file_kind)) AS files, count(*) AS records,
-       count(*) FILTER (WHERE cert_authority_id IS NOT NULL) AS cert_records
-FROM scoped_records GROUP BY snapshot_date, ad_system_domain;
+WITH per_file AS (
+  -- One row per file and ad system first, then counted: plain aggregates, which DuckDB spills,
+  -- where count(DISTINCT (subject, file_kind)) held every file of every ad system in memory (512 MB
+  -- at 1M sites: issue 34).
+  SELECT snapshot_date, ad_system_domain, subject, file_kind, count(*) AS records,
+         count(*) FILTER (WHERE cert_authority_id IS NOT NULL) AS cert_records
+  FROM scoped_records GROUP BY snapshot_date, ad_system_domain, subject, file_kind
+)
+SELECT snapshot_date, ad_system_domain, count(*) AS files, sum(records)::BIGINT AS records, sum(cert_records)::BIGINT AS cert_records
+FROM per_file GROUP BY snapshot_date, ad_system_domain;
 -- ad_system_file_counts: the rows of ad_system_file_counts_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_system_file_counts AS SELECT * FROM ad_system_file_counts_defined;
@@ -889,21 +896,21 @@ WITH declaring AS (
   LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
   WHERE r.scope = 'root'
   GROUP BY r.snapshot_date, r.ad_system_domain, r.subject
-), domains AS (
-  SELECT snapshot_date, company, count(DISTINCT ad_system_domain) AS ad_system_domains FROM per_site GROUP BY ALL
-), sites AS (
-  SELECT snapshot_date, company, subject, sum(records) AS records, bool_or(direct) AS direct FROM per_site GROUP BY ALL
+), grouped AS (
+  -- Per company, one row per site (is_site) and one per ad system, in one grouping of per_site: read
+  -- twice, per_site was held whole in memory (1 GB at 1M sites: issue 34).
+  SELECT snapshot_date, company, sum(records) AS records, bool_or(direct) AS direct, GROUPING(ad_system_domain) = 1 AS is_site
+  FROM per_site GROUP BY GROUPING SETS ((snapshot_date, company, subject), (snapshot_date, company, ad_system_domain))
 )
-SELECT s.snapshot_date, s.company,
-       any_value(m.ad_system_domains) AS ad_system_domains,
-       count(*) AS sites,
-       count(*) FILTER (WHERE s.direct) AS sites_direct,
-       count(*) / any_value(d.sites) AS site_share,
-       sum(s.records)::BIGINT AS records
-FROM sites s
-JOIN declaring d ON d.snapshot_date = s.snapshot_date
-JOIN domains m ON m.snapshot_date = s.snapshot_date AND m.company = s.company
-GROUP BY s.snapshot_date, s.company;
+SELECT g.snapshot_date, g.company,
+       count(*) FILTER (WHERE NOT g.is_site) AS ad_system_domains,
+       count(*) FILTER (WHERE g.is_site) AS sites,
+       count(*) FILTER (WHERE g.is_site AND g.direct) AS sites_direct,
+       count(*) FILTER (WHERE g.is_site) / any_value(d.sites) AS site_share,
+       (sum(g.records) FILTER (WHERE g.is_site))::BIGINT AS records
+FROM grouped g
+JOIN declaring d ON d.snapshot_date = g.snapshot_date
+GROUP BY g.snapshot_date, g.company;
 -- ad_company_sites: the rows of ad_company_sites_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_company_sites AS SELECT * FROM ad_company_sites_defined;
