@@ -275,6 +275,18 @@ describe('authorization_at(night): the same verdicts in SQL', () => {
       expect(await diff(want, counts)).toEqual([{ n: 0 }]);
       // The partner paths to apps, over every ad system: two pairs, two apps, both authorized.
       expect(await db.rows(`SELECT pairs, targets FROM authorization_counts_at('${NIGHT}') WHERE all_ad_systems AND named_by = 'partner ads.txt' AND kind = 'app'`)).toEqual([{ pairs: 2, targets: 2 }]);
+      // The derivation's pieces (each part over each range of subjects, then summed) add up to the
+      // same counts: the apps' developer hosts, the partners and the sites sellers.json names fall in
+      // different ranges here.
+      const ranges = [['NULL', `'m'`], [`'m'`, `'q'`], [`'q'`, 'NULL']];
+      const pieces = ['own', 'asked'].flatMap((part) => ranges.map(([lo, hi]) => `SELECT * FROM adsnap_authorization_counts_in('${NIGHT}', '${part}', ${lo}, ${hi})`));
+      const summed = `SELECT named_by, kind, all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship, sum(pairs)::BIGINT, sum(targets)::BIGINT
+                      FROM (${pieces.join(' UNION ALL ')}) GROUP BY ALL`;
+      expect(await diff(summed, want)).toEqual([{ n: 0 }]);
+      expect(await diff(want, summed)).toEqual([{ n: 0 }]);
+      const [spread] = await db.rows(`SELECT count(DISTINCT (r.lo IS NULL OR a.file_host >= r.lo) AND (r.hi IS NULL OR a.file_host < r.hi)) AS n FROM authorization_at('${NIGHT}') a,
+        (VALUES ('m', 'q')) r(lo, hi) WHERE a.named_by IN ('partner ads.txt', 'sellers.json')`);
+      expect(spread!.n).toBe(2);
     } finally {
       db.close();
     }
