@@ -1162,17 +1162,18 @@ WHERE f.file_kind = 'buyers.json';
 -- by subject (src/sink/compact.ts), so a range reads its own row groups alone.
 CREATE OR REPLACE MACRO adsnap_in_range(key, lo, hi) AS (lo IS NULL OR key >= lo) AND (hi IS NULL OR key < hi);
 
--- The ads.txt / app-ads.txt files of one night (of the subjects in [lo, hi)): status, and whether a buyer may use the file
--- ("valid app-ads.txt found", §3.5: files.valid, text/plain read whole; a placeholder file is
--- valid and authorizes nobody).
+-- The ads.txt / app-ads.txt files of one night (of the subjects in [lo, hi)): status, and whether
+-- a buyer may use the file ("valid app-ads.txt found", §3.5: files.valid, text/plain read whole; a
+-- placeholder file is valid and authorizes nobody).
 CREATE OR REPLACE MACRO adsnap_auth_files_in(night, lo, hi) AS TABLE
 SELECT subject, file_kind, any_value(status) AS status, coalesce(bool_or(valid), false) AS valid
 FROM files WHERE snapshot_date = CAST(night AS DATE) AND file_kind IN ('ads.txt', 'app-ads.txt') AND adsnap_in_range(subject, lo, hi) GROUP BY ALL;
 -- The same for every subject of the night (`adsnap verify`'s lookup).
 CREATE OR REPLACE MACRO adsnap_auth_files(night) AS TABLE SELECT * FROM adsnap_auth_files_in(night, NULL, NULL);
 
--- The night's records (of the subjects in [lo, hi)), one row per (file, ad system, seller id as written); `seller_key` is the
--- case-folded id (adsnap_seller_key). A DIRECT record wins over a RESELLER one for the same pair.
+-- The night's records (of the subjects in [lo, hi)), one row per (file, ad system, seller id as
+-- written); `seller_key` is the case-folded id (adsnap_seller_key). A DIRECT record wins over a
+-- RESELLER one for the same pair.
 CREATE OR REPLACE MACRO adsnap_auth_records_in(night, lo, hi) AS TABLE
 SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key,
        CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship

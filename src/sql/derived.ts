@@ -33,9 +33,9 @@ export const OWNER_TABLE = 'report_owner_domain';
 const NIGHT = `getvariable('adsnap_derive_night')`;
 
 /**
- * A derived table's SQL (or any SQL of a derivation) for `night` (YYYY-MM-DD): the date as a constant, which DuckDB folds into
- * each scan's partition filter, so only that night's partitions are read (a filter it cannot fold
- * read every night of the root: issue 34).
+ * A derived table's SQL (or any SQL of a derivation) for `night` (YYYY-MM-DD): the date as a
+ * constant, which DuckDB folds into each scan's partition filter, so only that night's partitions
+ * are read (a filter it cannot fold read every night of the root: issue 34).
  */
 export function nightSql(t: DerivedTable | string, night: string): string {
   if (!isCalendarDate(night)) throw new TypeError(`a night is YYYY-MM-DD, got ${JSON.stringify(night)}`);
@@ -183,7 +183,7 @@ export const rangeBoundsSql = (ranges: number): string =>
   `SELECT quantile_disc(subject, [${Array.from({ length: ranges - 1 }, (_, i) => `${i + 1}/${ranges}`).join(', ')}]) AS bounds
 FROM (SELECT subject FROM (SELECT subject FROM ads_records WHERE snapshot_date = ${NIGHT}) USING SAMPLE reservoir(100000 ROWS) REPEATABLE (1))`;
 
-/** The night's records counted (from the parts' metadata): how many ranges a ranged table needs. */
+/** The night's records counted: how many ranges a ranged table needs. */
 export const nightRecordsSql = `SELECT count(*) AS n FROM ads_records WHERE snapshot_date = ${NIGHT}`;
 
 const literal = (s: string | null): string => (s === null ? 'NULL' : sqlString(s));
@@ -226,9 +226,8 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
   fromMacro('headline_figures', 'headline_figures_at', true),
   // Section 11's verdicts counted: authorization_at over every record of the night is the
   // report's costliest step when computed at report time (93.1 s of 141.1 s at 300k sites).
-  // Its lookups of the partners' and sellers.json's pairs need 256MB at 100k sites, where every
-  // other table fits in 128MB (docs/performance.md): there it runs out, and is written again.
-  // Written one range of subjects at a time (RangedTable): whole, it ran out of 2 GB at 1M sites.
+  // Written one range of subjects at a time (RangedTable): whole, it ran out of 2 GB at 1M sites;
+  // a range fits in the commit's 128MB (docs/performance.md).
   {
     ...fromMacro('authorization_counts', 'authorization_counts_at', false),
     ranged: {
@@ -347,7 +346,6 @@ export function derivedKey(): string {
     h.update(`\n-- ${t.name}\n`).update(t.sql);
     if (t.ranged) h.update(`\n-- ${t.name} ranged\n`).update(t.ranged.parts.map((p) => t.ranged!.sql(p, 'lo', 'hi')).join('\n')).update(t.ranged.sum('adsnap_ranges'));
   }
-  h.update(rangeBoundsSql(2));
   for (const [name, sql] of Object.entries(SERIES_SQL)) h.update(`\n-- series ${name}\n`).update(sql);
   return (cachedKey = h.digest('hex').slice(0, 32));
 }
