@@ -1162,6 +1162,15 @@ WHERE f.file_kind = 'buyers.json';
 -- by subject (src/sink/compact.ts), so a range reads its own row groups alone.
 CREATE OR REPLACE MACRO adsnap_in_range(key, lo, hi) AS (lo IS NULL OR key >= lo) AND (hi IS NULL OR key < hi);
 
+-- The relationship a pair's records give it (an aggregate): DIRECT if any of them is, else the
+-- least of theirs. A NULL argument is no record (a record's relationship is never NULL).
+CREATE OR REPLACE MACRO adsnap_pair_relationship(relationship) AS
+  CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END;
+
+-- The night's apps by store URL as the list gave it, with the developer host the crawl used.
+CREATE OR REPLACE MACRO adsnap_auth_apps(night) AS TABLE
+SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url;
+
 -- The ads.txt / app-ads.txt files of one night (of the subjects in [lo, hi)): status, and whether
 -- a buyer may use the file ("valid app-ads.txt found", §3.5: files.valid, text/plain read whole; a
 -- placeholder file is valid and authorizes nobody).
@@ -1176,7 +1185,7 @@ CREATE OR REPLACE MACRO adsnap_auth_files(night) AS TABLE SELECT * FROM adsnap_a
 -- RESELLER one for the same pair.
 CREATE OR REPLACE MACRO adsnap_auth_records_in(night, lo, hi) AS TABLE
 SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key,
-       CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
+       adsnap_pair_relationship(relationship) AS relationship
 FROM ads_records WHERE snapshot_date = CAST(night AS DATE) AND adsnap_in_range(subject, lo, hi)
 GROUP BY subject, file_kind, ad_system_domain, seller_account_id;
 -- The same for every subject of the night (`adsnap verify`'s lookup).
@@ -1236,7 +1245,7 @@ own AS (
   FROM r JOIN f ON f.subject = r.subject AND f.file_kind = r.file_kind WHERE r.file_kind = 'ads.txt'
   UNION ALL
   SELECT 'app', a.store_url, a.subject, 'app-ads.txt', r.ad_system_domain, r.seller_id, r.relationship, 'app-ads.txt', coalesce(ff.valid, false)
-  FROM (SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url) a
+  FROM adsnap_auth_apps(night) a
   JOIN r ON r.subject = a.subject AND r.file_kind = 'app-ads.txt'
   LEFT JOIN f ff ON ff.subject = a.subject AND ff.file_kind = 'app-ads.txt'
   WHERE adsnap_in_range(a.subject, lo, hi)
@@ -1255,9 +1264,7 @@ FROM (SELECT *, adsnap_auth_reason(kind, true, true, file_valid, true, ad_system
 -- 1M sites, lookups of every record of the night ran out of 2 GB (docs/performance.md).
 CREATE OR REPLACE MACRO adsnap_authorization_asked(night, lo, hi) AS TABLE
 WITH p AS (SELECT * FROM adsnap_auth_partners(night)),
-apps_night AS (
-  SELECT store_url, any_value(subject) AS subject FROM apps WHERE snapshot_date = CAST(night AS DATE) GROUP BY store_url
-), sellers_named AS (
+sellers_named AS (
   SELECT ad_system_domain, seller_id, domain_host, substr(domain_host, strpos(domain_host, '.') + 1) AS parent_host
   FROM adsnap_auth_sellers(night) WHERE seller_type IN ('PUBLISHER', 'BOTH') AND domain_host IS NOT NULL
 ), named_sites AS (
@@ -1268,7 +1275,7 @@ apps_night AS (
 ), partner_records AS (
   -- The records of the declared partners' ads.txt, one row per (partner, ad system, seller id), as adsnap_auth_records.
   SELECT subject, ad_system_domain, seller_account_id AS seller_id,
-         CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship
+         adsnap_pair_relationship(relationship) AS relationship
   FROM ads_records WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt' AND subject IN (SELECT partner FROM p)
   GROUP BY subject, ad_system_domain, seller_account_id
 ), partner_files AS (
@@ -1282,7 +1289,7 @@ apps_night AS (
          p.file_kind, r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt' AS named_by, r.relationship AS partner_relationship
   FROM p JOIN partner_records r ON r.subject = p.partner
   -- The key NULL where the join does not apply (a condition on one side only is a nested-loop join).
-  LEFT JOIN apps_night a ON a.subject = CASE WHEN p.file_kind = 'app-ads.txt' THEN p.subject END
+  LEFT JOIN adsnap_auth_apps(night) a ON a.subject = CASE WHEN p.file_kind = 'app-ads.txt' THEN p.subject END
   WHERE (p.file_kind = 'ads.txt' OR a.store_url IS NOT NULL) AND adsnap_in_range(p.subject, lo, hi)
   UNION ALL
   SELECT 'site', s.domain_host, coalesce(t.subject, t2.subject), 'ads.txt', s.ad_system_domain, s.seller_id, NULL, 'sellers.json', NULL
@@ -1301,9 +1308,8 @@ apps_night AS (
   -- with the id as written (exact) and of them all (case-folded); a DIRECT record wins. A pair
   -- asked twice is one row here, as it is one row of the output.
   SELECT a.kind, a.target, a.subject, a.file_kind, a.ad_system_domain, a.seller_id, a.partner, a.named_by, a.partner_relationship, a.file_valid, a.partner_valid,
-         CASE WHEN bool_or(m.relationship = 'DIRECT') FILTER (WHERE m.seller_account_id = a.seller_id) THEN 'DIRECT'
-              ELSE min(m.relationship) FILTER (WHERE m.seller_account_id = a.seller_id) END AS exact_relationship,
-         CASE WHEN bool_or(m.relationship = 'DIRECT') THEN 'DIRECT' ELSE min(m.relationship) END AS folded_relationship
+         adsnap_pair_relationship(CASE WHEN m.seller_account_id = a.seller_id THEN m.relationship END) AS exact_relationship,
+         adsnap_pair_relationship(m.relationship) AS folded_relationship
   FROM with_files a
   LEFT JOIN ads_records m ON m.snapshot_date = CAST(night AS DATE) AND adsnap_in_range(m.subject, lo, hi)
     AND m.subject = a.subject AND m.file_kind = a.file_kind AND m.ad_system_domain = a.ad_system_domain

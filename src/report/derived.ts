@@ -15,7 +15,7 @@ import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString, sqlStringList } from '../util/sql-literal.js';
 import {
   DERIVED_TABLES, OWNER_TABLE, RECORDS_PER_RANGE, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker, setPart,
-  nightRecordsSql, rangeBoundsSql, readSeriesMarker, seriesMarkerPath, type DerivedMarker, type RangedTable, type SeriesMarker,
+  nightRecordsSql, rangeBoundsSql, rangedSumSql, readSeriesMarker, seriesMarkerPath, type DerivedMarker, type RangedTable, type SeriesMarker,
 } from '../sql/derived.js';
 import { createOwnerTable } from './owners.js';
 import { completedRuns } from '../store/run-manifests.js';
@@ -241,7 +241,7 @@ async function writeRanged(derivation: DerivationDb, db: SnapshotDb, name: strin
         files.push(file);
       }
     }
-    return await derivation.retrying(() => writePart(db, derivation.root, name, night, set, nightSql(t.sum(`read_parquet(${sqlStringList(files)})`), night)));
+    return await derivation.retrying(() => writePart(db, derivation.root, name, night, set, nightSql(rangedSumSql(t, `read_parquet(${sqlStringList(files)})`), night)));
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -160,15 +160,19 @@ export interface DerivedTable {
 /**
  * A derived table whose rows are sums over its definition's parts (`parts`) and ranges of subjects:
  * `sql(part, lo, hi)` gives one part's rows for the subjects in [lo, hi) (NULL: unbounded), and
- * `sum(from)` adds up the rows of every part and range read from `from`. The night's records are
- * sorted by subject, so a range reads its own row groups: each range's hash tables hold a slice of
- * the night, whatever its size.
+ * the rows of every part and range, grouped by their other columns, add up in `sums`, its last
+ * columns (rangedSumSql). The night's records are sorted by subject, so a range reads its own row
+ * groups: each range's hash tables hold a slice of the night, whatever its size.
  */
 export interface RangedTable {
   parts: readonly string[];
   sql: (part: string, lo: string | null, hi: string | null) => string;
-  sum: (from: string) => string;
+  sums: readonly string[];
 }
+
+/** The rows of a ranged table from its pieces, read from `from`: each group's `sums` added up. */
+export const rangedSumSql = (t: RangedTable, from: string): string =>
+  `SELECT * EXCLUDE (${t.sums.join(', ')}), ${t.sums.map((c) => `sum(${c})::BIGINT AS ${c}`).join(', ')} FROM ${from} GROUP BY ALL`;
 
 /** The night's records per range of subjects in a ranged table's derivation (3M: `authorization_counts` fits in 128 MB at 1M sites). */
 export const RECORDS_PER_RANGE = 3_000_000;
@@ -234,9 +238,7 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
       parts: ['own', 'asked'],
       sql: (part, lo, hi) => `SELECT * FROM adsnap_authorization_counts_in(${NIGHT}, ${sqlString(part)}, ${literal(lo)}, ${literal(hi)})`,
       // A target is in one part and one range: its counts add up.
-      sum: (from) => `SELECT snapshot_date, named_by, kind, all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship,
-  sum(pairs)::BIGINT AS pairs, sum(targets)::BIGINT AS targets
-FROM ${from} GROUP BY snapshot_date, named_by, kind, all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship`,
+      sums: ['pairs', 'targets'],
     },
   },
   // The night summary: the pooled seller ids of the night (a night with none has a row of zeros).
@@ -344,7 +346,7 @@ export function derivedKey(): string {
   const h = createHash('sha256').update('adsnap derived v1\n').update(readFileSync(path.join(packageRoot(), 'sql', 'views.sql'), 'utf8'));
   for (const t of DERIVED_TABLES) {
     h.update(`\n-- ${t.name}\n`).update(t.sql);
-    if (t.ranged) h.update(`\n-- ${t.name} ranged\n`).update(t.ranged.parts.map((p) => t.ranged!.sql(p, 'lo', 'hi')).join('\n')).update(t.ranged.sum('adsnap_ranges'));
+    if (t.ranged) h.update(`\n-- ${t.name} ranged\n`).update(t.ranged.parts.map((p) => t.ranged!.sql(p, 'lo', 'hi')).join('\n')).update(rangedSumSql(t.ranged, 'adsnap_ranges'));
   }
   for (const [name, sql] of Object.entries(SERIES_SQL)) h.update(`\n-- series ${name}\n`).update(sql);
   return (cachedKey = h.digest('hex').slice(0, 32));

@@ -25,11 +25,11 @@ export function setupStatements(night: string): string[] {
     // exact match; `ids` 1); else (`ids` 2: two ids or more) the ids are rows of auth_recs_many.
     // Aggregates of fixed size only: a list() per group of millions ran out of DuckDB's memory.
     `CREATE TABLE w.auth_recs AS SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, subject, file_kind, ad_system_domain, seller_key,
-       CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END AS relationship,
+       adsnap_pair_relationship(relationship) AS relationship,
        CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*)) THEN 1 ELSE 2 END AS ids,
        CASE WHEN min(seller_id) = max(seller_id) AND count(seller_id) = count(*) THEN min(seller_id) END AS seller_id,
        CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*))
-            THEN CASE WHEN bool_or(relationship = 'DIRECT') THEN 'DIRECT' ELSE min(relationship) END END AS id_rel
+            THEN adsnap_pair_relationship(relationship) END AS id_rel
      FROM (SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key, relationship
            FROM ads_records WHERE snapshot_date = CAST(${n} AS DATE))
      GROUP BY subject, file_kind, ad_system_domain, seller_key`,
@@ -43,8 +43,7 @@ export function setupStatements(night: string): string[] {
     `CREATE TABLE w.auth_readable AS SELECT DISTINCT subject AS ad_system_domain FROM files
        WHERE snapshot_date = CAST(${n} AS DATE) AND file_kind = 'sellers.json' AND adsnap_readable_sellers(status)`,
     // An app by store URL as the list gave it, and by bundle / store id (the app with a developer host first).
-    `CREATE TABLE w.auth_app_urls AS SELECT store_url, any_value(subject) AS subject FROM apps
-       WHERE snapshot_date = CAST(${n} AS DATE) GROUP BY store_url`,
+    `CREATE TABLE w.auth_app_urls AS SELECT * FROM adsnap_auth_apps(${n})`,
     `CREATE TABLE w.auth_app_ids AS SELECT id, arg_min(subject, subject IS NULL) AS subject FROM (
        SELECT bundle_id AS id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND bundle_id IS NOT NULL
        UNION ALL SELECT store_id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND store_id IS NOT NULL) GROUP BY id`,
