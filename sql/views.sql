@@ -307,6 +307,12 @@ CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller
 -- rows for every other night. Without the variable (a plain DuckDB) every night is underived.
 CREATE OR REPLACE MACRO adsnap_underived(d) AS NOT list_contains(coalesce(CAST(getvariable('adsnap_derived_nights') AS DATE[]), []), d);
 
+-- Whether `key` is in the range [lo, hi) of subjects (NULL: unbounded). The derived tables whose
+-- counts add up over subjects (authorization_counts, ad_system_file_counts,
+-- ad_system_seller_checks) are derived one range of subjects at a time (src/report/derived.ts): a
+-- night's records are sorted by subject (src/sink/compact.ts), so a range reads its own row groups.
+CREATE OR REPLACE MACRO adsnap_in_range(key, lo, hi) AS (lo IS NULL OR key >= lo) AND (hi IS NULL OR key < hi);
+
 -- The Wilson score interval at 95% for k successes of n (Wilson 1927; Newcombe 1998, method 3):
 -- (p + z²/2n ± z·sqrt(p(1−p)/n + z²/4n²)) / (1 + z²/n), p = k/n, z = 1.959963984540054 (the 0.975
 -- normal quantile). [lo, hi]; NULL when n = 0.
@@ -356,7 +362,8 @@ CREATE OR REPLACE VIEW file_scopes AS SELECT * FROM file_scopes_defined;
 -- file_scopes: the denominator of every site figure. `valid`: declaring, and the file is valid by
 -- the spec (files.valid: text/plain, read whole), so declaring minus valid are the files served
 -- with the wrong Content-Type or cut at the byte cap.
-CREATE OR REPLACE VIEW listed_sites_defined AS
+-- adsnap_listed_sites_in(lo, hi): the same for the sites in [lo, hi) (NULL: unbounded).
+CREATE OR REPLACE MACRO adsnap_listed_sites_in(lo, hi) AS TABLE
 SELECT t.snapshot_date, t.target AS site, min(t.rank) AS rank,
        any_value(f.status) AS ads_txt_status, any_value(f.obtained) AS ads_txt_obtained,
        coalesce(bool_or(f.declaring), false) AS declaring,
@@ -365,8 +372,9 @@ SELECT t.snapshot_date, t.target AS site, min(t.rank) AS rank,
        coalesce(bool_or(f.content_type_violation), false) AS content_type_violation
 FROM targets t
 LEFT JOIN file_scopes f ON f.snapshot_date = t.snapshot_date AND f.subject = t.target AND f.file_kind = 'ads.txt'
-WHERE t.target_kind = 'domain'
+WHERE t.target_kind = 'domain' AND adsnap_in_range(t.target, lo, hi)
 GROUP BY t.snapshot_date, t.target;
+CREATE OR REPLACE VIEW listed_sites_defined AS SELECT * FROM adsnap_listed_sites_in(NULL, NULL);
 -- listed_sites: the rows of listed_sites_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW listed_sites AS SELECT * FROM listed_sites_defined;
@@ -395,17 +403,20 @@ WHERE NOT coalesce(adsnap_is_placeholder(r.ad_system_domain, r.seller_account_id
 
 -- Per night and ad system, over every scope of scoped_records (declaring files, the placeholder
 -- left out): the files naming it, its records, and those with a certification authority id.
-CREATE OR REPLACE VIEW ad_system_file_counts_defined AS
+-- adsnap_ad_system_file_counts_in(lo, hi): the same for the files of the subjects in [lo, hi) (NULL:
+-- unbounded); a file is one subject's, so the counts of the ranges add up to the night's.
+CREATE OR REPLACE MACRO adsnap_ad_system_file_counts_in(lo, hi) AS TABLE
 WITH per_file AS (
   -- One row per file and ad system first, then counted: plain aggregates, which DuckDB spills,
   -- where count(DISTINCT (subject, file_kind)) held every file of every ad system in memory (512 MB
   -- at 1M sites: issue 34).
   SELECT snapshot_date, ad_system_domain, subject, file_kind, count(*) AS records,
          count(*) FILTER (WHERE cert_authority_id IS NOT NULL) AS cert_records
-  FROM scoped_records GROUP BY snapshot_date, ad_system_domain, subject, file_kind
+  FROM scoped_records WHERE adsnap_in_range(subject, lo, hi) GROUP BY snapshot_date, ad_system_domain, subject, file_kind
 )
 SELECT snapshot_date, ad_system_domain, count(*) AS files, sum(records)::BIGINT AS records, sum(cert_records)::BIGINT AS cert_records
 FROM per_file GROUP BY snapshot_date, ad_system_domain;
+CREATE OR REPLACE VIEW ad_system_file_counts_defined AS SELECT * FROM adsnap_ad_system_file_counts_in(NULL, NULL);
 -- ad_system_file_counts: the rows of ad_system_file_counts_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_system_file_counts AS SELECT * FROM ad_system_file_counts_defined;
@@ -417,7 +428,6 @@ SELECT snapshot_date, scope, relationship, count(*) AS records FROM scoped_recor
 -- scope_relationships: the rows of scope_relationships_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW scope_relationships AS SELECT * FROM scope_relationships_defined;
-
 
 -- Per night and ad system: the records (of valid files) naming it, how many can be checked
 -- against its sellers.json (`checkable`: seller_checkable, the file was read whole and valid), how many name a
@@ -854,66 +864,105 @@ CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS SELECT * FROM ai_crawl
 CREATE OR REPLACE VIEW ad_system_company AS
 SELECT ad_system_domain, min(company) AS company FROM ad_system_companies GROUP BY ALL;
 
--- Per night and ad system, over the root records of declaring listed sites: the sites naming it
--- (any relationship, and DIRECT), their share of the night's declaring sites, its records and
--- DIRECT records, and its company (ad_system_company; the domain itself when it names none).
-CREATE OR REPLACE VIEW ad_system_sites_defined AS
-WITH declaring AS (
-  SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
-), per_site AS (
+-- Per night and ad system, over the root records (scoped_records of scope 'root': the declaring
+-- listed sites' own): the sites naming it (any relationship, and DIRECT), its records and DIRECT
+-- records. Each count is of one site's rows, so the counts over ranges of sites add up
+-- (adsnap_ad_system_root_counts_in(lo, hi): the sites in [lo, hi), NULL unbounded).
+CREATE OR REPLACE MACRO adsnap_ad_system_root_counts_in(lo, hi) AS TABLE
+WITH per_site AS (
   -- One row per site and ad system first, then counted: plain aggregates, which DuckDB spills to
   -- disk past its memory limit, where count(DISTINCT subject) held every site of every ad system
   -- in memory (out of memory at 1M sites: issue 34).
   SELECT r.snapshot_date, r.ad_system_domain, r.subject, count(*) AS records,
          count(*) FILTER (WHERE r.relationship = 'DIRECT') AS direct_records
   FROM scoped_records r
-  WHERE r.scope = 'root'
+  WHERE r.scope = 'root' AND adsnap_in_range(r.subject, lo, hi)
   GROUP BY ALL
 )
-SELECT p.snapshot_date, p.ad_system_domain, coalesce(any_value(c.company), p.ad_system_domain) AS company,
-       count(*) AS sites,
-       count(*) FILTER (WHERE p.direct_records > 0) AS sites_direct,
-       count(*) / any_value(d.sites) AS site_share,
-       sum(p.records)::BIGINT AS records,
-       sum(p.direct_records)::BIGINT AS direct_records
-FROM per_site p
+SELECT snapshot_date, ad_system_domain, count(*) AS sites, count(*) FILTER (WHERE direct_records > 0) AS sites_direct,
+       sum(records)::BIGINT AS records, sum(direct_records)::BIGINT AS direct_records
+FROM per_site GROUP BY snapshot_date, ad_system_domain;
+CREATE OR REPLACE VIEW ad_system_root_counts_defined AS SELECT * FROM adsnap_ad_system_root_counts_in(NULL, NULL);
+-- ad_system_root_counts: the rows of ad_system_root_counts_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ad_system_root_counts AS SELECT * FROM ad_system_root_counts_defined;
+
+-- Per night and ad system (ad_system_root_counts): the sites naming it (any relationship, and
+-- DIRECT), their share of the night's declaring listed sites, its records and DIRECT records, and
+-- its company (ad_system_company; the domain itself when it names none).
+CREATE OR REPLACE VIEW ad_system_sites_defined AS
+WITH declaring AS (
+  SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
+)
+SELECT p.snapshot_date, p.ad_system_domain, coalesce(c.company, p.ad_system_domain) AS company,
+       p.sites, p.sites_direct, p.sites / d.sites AS site_share, p.records, p.direct_records
+FROM ad_system_root_counts p
 JOIN declaring d ON d.snapshot_date = p.snapshot_date
-LEFT JOIN ad_system_company c ON c.ad_system_domain = p.ad_system_domain
-GROUP BY p.snapshot_date, p.ad_system_domain;
+LEFT JOIN ad_system_company c ON c.ad_system_domain = p.ad_system_domain;
 -- ad_system_sites: the rows of ad_system_sites_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_system_sites AS SELECT * FROM ad_system_sites_defined;
 
--- The same per company: the declaring listed sites naming any of its domains.
-CREATE OR REPLACE VIEW ad_company_sites_defined AS
-WITH declaring AS (
-  SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
-), per_site AS (
-  -- As in ad_system_sites_defined: one row per site and ad system, then counted (spillable).
-  SELECT r.snapshot_date, coalesce(any_value(c.company), r.ad_system_domain) AS company, r.ad_system_domain, r.subject,
+-- Per night and company (ad_system_company; an unknown domain is its own company), over the root
+-- records: the sites naming any of its domains (any relationship, and DIRECT) and their records.
+-- As for ad systems, the counts over ranges of sites add up (adsnap_ad_company_root_counts_in).
+CREATE OR REPLACE MACRO adsnap_ad_company_root_counts_in(lo, hi) AS TABLE
+WITH per_site AS (
+  -- One row per site and company, then counted (spillable).
+  SELECT r.snapshot_date, coalesce(c.company, r.ad_system_domain) AS company, r.subject,
          count(*) AS records, bool_or(r.relationship = 'DIRECT') AS direct
   FROM scoped_records r
   LEFT JOIN ad_system_company c ON c.ad_system_domain = r.ad_system_domain
-  WHERE r.scope = 'root'
-  GROUP BY r.snapshot_date, r.ad_system_domain, r.subject
-), grouped AS (
-  -- Per company, one row per site (is_site) and one per ad system, in one grouping of per_site: read
-  -- twice, per_site was held whole in memory (1 GB at 1M sites: issue 34).
-  SELECT snapshot_date, company, sum(records) AS records, bool_or(direct) AS direct, GROUPING(ad_system_domain) = 1 AS is_site
-  FROM per_site GROUP BY GROUPING SETS ((snapshot_date, company, subject), (snapshot_date, company, ad_system_domain))
+  WHERE r.scope = 'root' AND adsnap_in_range(r.subject, lo, hi)
+  GROUP BY ALL
 )
-SELECT g.snapshot_date, g.company,
-       count(*) FILTER (WHERE NOT g.is_site) AS ad_system_domains,
-       count(*) FILTER (WHERE g.is_site) AS sites,
-       count(*) FILTER (WHERE g.is_site AND g.direct) AS sites_direct,
-       count(*) FILTER (WHERE g.is_site) / any_value(d.sites) AS site_share,
-       (sum(g.records) FILTER (WHERE g.is_site))::BIGINT AS records
-FROM grouped g
-JOIN declaring d ON d.snapshot_date = g.snapshot_date
-GROUP BY g.snapshot_date, g.company;
+SELECT snapshot_date, company, count(*) AS sites, count(*) FILTER (WHERE direct) AS sites_direct, sum(records)::BIGINT AS records
+FROM per_site GROUP BY snapshot_date, company;
+CREATE OR REPLACE VIEW ad_company_root_counts_defined AS SELECT * FROM adsnap_ad_company_root_counts_in(NULL, NULL);
+-- ad_company_root_counts: the rows of ad_company_root_counts_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ad_company_root_counts AS SELECT * FROM ad_company_root_counts_defined;
+
+-- The same per company: its ad system domains named by root records (ad_system_root_counts), the
+-- declaring listed sites naming any of them (ad_company_root_counts), their share, their records.
+CREATE OR REPLACE VIEW ad_company_sites_defined AS
+WITH declaring AS (
+  SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
+), domains AS (
+  SELECT a.snapshot_date, coalesce(c.company, a.ad_system_domain) AS company, count(*) AS ad_system_domains
+  FROM ad_system_root_counts a LEFT JOIN ad_system_company c ON c.ad_system_domain = a.ad_system_domain
+  GROUP BY ALL
+)
+SELECT p.snapshot_date, p.company, m.ad_system_domains, p.sites, p.sites_direct, p.sites / d.sites AS site_share, p.records
+FROM ad_company_root_counts p
+JOIN domains m ON m.snapshot_date = p.snapshot_date AND m.company = p.company
+JOIN declaring d ON d.snapshot_date = p.snapshot_date;
 -- ad_company_sites: the rows of ad_company_sites_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_company_sites AS SELECT * FROM ad_company_sites_defined;
+
+-- Per night, scope (root, referral, app: file_scopes) and ad system, the records of declaring
+-- files (scoped_records: the placeholder left out) checked against the ad system's sellers.json
+-- (seller_match_all): records, checkable (seller_checkable), missing (seller_missing: the seller
+-- id is not found), relationship and owner mismatches, and the sellers.json status. Summed over
+-- scope 'root', records, checkable and missing are headline_figures' root records, checkable root
+-- records and seller ids not found (docs/reference/figures.md: one word, one population).
+-- adsnap_ad_system_seller_checks_in(lo, hi): the same for the records of the subjects in [lo, hi)
+-- (NULL: unbounded); the counts of the ranges add up to the night's.
+CREATE OR REPLACE MACRO adsnap_ad_system_seller_checks_in(lo, hi) AS TABLE
+SELECT m.snapshot_date, s.scope, m.ad_system_domain, any_value(m.sellers_json_status) AS sellers_json_status, count(*) AS records,
+       count(*) FILTER (WHERE m.seller_checkable) AS checkable,
+       count(*) FILTER (WHERE m.seller_missing) AS missing,
+       count(*) FILTER (WHERE m.relationship_consistent = false) AS relationship_mismatch,
+       count(*) FILTER (WHERE m.owner_domain_consistent = false) AS owner_mismatch
+FROM seller_match_all m
+JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.declaring
+WHERE NOT coalesce(adsnap_is_placeholder(m.ad_system_domain, m.seller_account_id), false) AND adsnap_in_range(m.subject, lo, hi)
+GROUP BY ALL;
+CREATE OR REPLACE VIEW ad_system_seller_checks_defined AS SELECT * FROM adsnap_ad_system_seller_checks_in(NULL, NULL);
+-- ad_system_seller_checks: the rows of ad_system_seller_checks_defined; `adsnap sql` and the report read a night's derived table
+-- instead where it is current (docs/reference/derived.md): the same rows.
+CREATE OR REPLACE VIEW ad_system_seller_checks AS SELECT * FROM ad_system_seller_checks_defined;
 
 -- The headline figures of one night (a DATE; NULL: every night), one row per night and key
 -- (report.json's `headline`). Shares carry n, their denominator and the Wilson 95% interval;
@@ -926,10 +975,8 @@ WITH ls AS MATERIALIZED (
   SELECT * FROM listed_apps WHERE (night IS NULL OR snapshot_date = night) AND adsnap_underived(snapshot_date)
 ), root_systems AS MATERIALIZED (
   -- The root records per night and ad system (not each record: 7M rows at 100k sites).
-  SELECT r.snapshot_date, r.ad_system_domain, count(*) AS records, count(*) FILTER (WHERE r.relationship = 'DIRECT') AS direct
-  FROM scoped_records r
-  WHERE r.scope = 'root' AND (night IS NULL OR r.snapshot_date = night) AND adsnap_underived(r.snapshot_date)
-  GROUP BY ALL
+  SELECT snapshot_date, ad_system_domain, records, direct_records AS direct FROM ad_system_root_counts
+  WHERE (night IS NULL OR snapshot_date = night) AND adsnap_underived(snapshot_date)
 ), nights AS (
   -- Every key on every night, a figure with nothing to count included (0 of 0: value NULL).
   SELECT DISTINCT snapshot_date FROM ls
@@ -953,14 +1000,10 @@ WITH ls AS MATERIALIZED (
   LEFT JOIN files f ON f.snapshot_date = a.snapshot_date AND f.subject = a.ad_system_domain AND f.file_kind = 'sellers.json'
   GROUP BY ALL
 ), checks AS (
-  SELECT m.snapshot_date, count(*) FILTER (WHERE m.seller_checkable) AS checkable, count(*) FILTER (WHERE m.seller_missing) AS not_found
-  -- The root records (scoped_records' rows of scope 'root'), each with its seller match: joined
-  -- through their files' scope, not record by record (a semi join on the record's key cost 5 s at
-  -- 100k sites, this 1.5 s).
-  FROM seller_match_all m
-  JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.declaring AND s.scope = 'root'
-  WHERE (night IS NULL OR m.snapshot_date = night) AND adsnap_underived(m.snapshot_date)
-    AND NOT coalesce(adsnap_is_placeholder(m.ad_system_domain, m.seller_account_id), false)
+  -- The root records checked against sellers.json: ad_system_seller_checks of scope 'root', summed.
+  SELECT snapshot_date, sum(checkable)::BIGINT AS checkable, sum(missing)::BIGINT AS not_found
+  FROM ad_system_seller_checks
+  WHERE scope = 'root' AND (night IS NULL OR snapshot_date = night) AND adsnap_underived(snapshot_date)
   GROUP BY ALL
 ), shares(snapshot_date, key, n, denominator, scope, definition) AS (
   SELECT snapshot_date, 'adstxt_declaring', declaring, listed, 'listed sites, root ads.txt',
@@ -996,26 +1039,6 @@ CREATE OR REPLACE MACRO headline_figures_at(night) AS TABLE SELECT * FROM headli
 -- headline_figures: the headline figures of every night (headline_figures_at(NULL)); for one
 -- night, headline_figures_at(DATE '…') reads only that night.
 CREATE OR REPLACE VIEW headline_figures AS SELECT * FROM headline_figures_at(NULL);
-
--- Per night, scope (root, referral, app: file_scopes) and ad system, the records of declaring
--- files (scoped_records: the placeholder left out) checked against the ad system's sellers.json
--- (seller_match_all): records, checkable (seller_checkable), missing (seller_missing: the seller
--- id is not found), relationship and owner mismatches, and the sellers.json status. Summed over
--- scope 'root', records, checkable and missing are headline_figures' root records, checkable root
--- records and seller ids not found (docs/reference/figures.md: one word, one population).
-CREATE OR REPLACE VIEW ad_system_seller_checks_defined AS
-SELECT m.snapshot_date, s.scope, m.ad_system_domain, any_value(m.sellers_json_status) AS sellers_json_status, count(*) AS records,
-       count(*) FILTER (WHERE m.seller_checkable) AS checkable,
-       count(*) FILTER (WHERE m.seller_missing) AS missing,
-       count(*) FILTER (WHERE m.relationship_consistent = false) AS relationship_mismatch,
-       count(*) FILTER (WHERE m.owner_domain_consistent = false) AS owner_mismatch
-FROM seller_match_all m
-JOIN file_scopes s ON s.snapshot_date = m.snapshot_date AND s.subject = m.subject AND s.file_kind = m.file_kind AND s.declaring
-WHERE NOT coalesce(adsnap_is_placeholder(m.ad_system_domain, m.seller_account_id), false)
-GROUP BY ALL;
--- ad_system_seller_checks: the rows of ad_system_seller_checks_defined; `adsnap sql` and the report read a night's derived table
--- instead where it is current (docs/reference/derived.md): the same rows.
-CREATE OR REPLACE VIEW ad_system_seller_checks AS SELECT * FROM ad_system_seller_checks_defined;
 
 -- Per night, scope and code, the parse issues and the files they occur in: the scope of an
 -- ads.txt / app-ads.txt (file_scope_base: root, referral, app), else the file's kind (robots.txt,
@@ -1156,11 +1179,6 @@ WHERE f.file_kind = 'buyers.json';
 -- ==== Authorization (IAB Tech Lab Supply Chain Validation guidance §3.5; `adsnap verify`) ====
 -- The night's lookups `adsnap verify` (src/verify/) and authorization_at read, and the verdict
 -- they share. docs/guide/verify.md has a worked example per verdict.
-
--- Whether `key` is in the range [lo, hi) of subjects (NULL: unbounded). authorization_counts is
--- derived one range of subjects at a time (src/report/derived.ts): a night's records are sorted
--- by subject (src/sink/compact.ts), so a range reads its own row groups alone.
-CREATE OR REPLACE MACRO adsnap_in_range(key, lo, hi) AS (lo IS NULL OR key >= lo) AND (hi IS NULL OR key < hi);
 
 -- The relationship a pair's records give it (an aggregate): DIRECT if any of them is, else the
 -- least of theirs. A NULL argument is no record (a record's relationship is never NULL).

@@ -270,7 +270,7 @@ describe('derived tables', () => {
     for (const date of NIGHTS) expect(await derivedAgainstViews(root, date)).toEqual([]);
   });
 
-  it('a ranged table (authorization_counts) written one range of subjects at a time adds up to its view\'s rows', { timeout: 300_000 }, async () => {
+  it('the ranged tables (listed_sites, the root and seller-check counts, authorization_counts) written one range of subjects at a time equal their views\' rows', { timeout: 300_000 }, async () => {
     const root = copyRoot('ranged');
     // Two records per range: the nights' few sites fall into several ranges, each written on its own.
     const db = await openSnapshotDb(root, { derived: false, night: [NIGHTS[1]] });

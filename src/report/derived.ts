@@ -232,7 +232,7 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
 async function writeRanged(derivation: DerivationDb, db: SnapshotDb, name: string, t: RangedTable, night: string, set: string): Promise<string> {
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-ranged-'));
   try {
-    const ranges = await subjectRanges(db, night, derivation.recordsPerRange);
+    const ranges = await derivation.subjectRanges(db, night);
     const files: string[] = [];
     for (const part of t.parts) {
       for (const [lo, hi] of ranges) {
@@ -288,6 +288,8 @@ class DerivationDb {
   readonly #onRetry: (next: string, err: Error) => void;
 
   readonly recordsPerRange: number;
+  /** The night's ranges of subjects (subjectRanges), cut once for all its ranged tables. */
+  #ranges = new Map<string, Promise<[string | null, string | null][]>>();
 
   constructor(readonly root: string, o: Pick<DeriveOptions, 'memoryLimit' | 'memoryDoublings' | 'onMemoryRetry' | 'recordsPerRange'>) {
     this.recordsPerRange = o.recordsPerRange ?? RECORDS_PER_RANGE;
@@ -332,6 +334,15 @@ class DerivationDb {
       }
       return step();
     }, this.#onRetry, 1 + this.#maxDoublings - this.#doublings);
+  }
+
+  subjectRanges(db: SnapshotDb, night: string): Promise<[string | null, string | null][]> {
+    let ranges = this.#ranges.get(night);
+    if (!ranges) {
+      this.#ranges.set(night, (ranges = subjectRanges(db, night, this.recordsPerRange)));
+      ranges.catch(() => this.#ranges.delete(night));
+    }
+    return ranges;
   }
 
   close(): void {

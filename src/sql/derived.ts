@@ -43,37 +43,21 @@ export function nightSql(t: DerivedTable | string, night: string): string {
 }
 
 /**
- * Per night, the (ad system, seller id) pairs claimed DIRECT by two or more owners, and the
- * records claiming them: the DIRECT records of valid files (ads.txt and app-ads.txt) and the
- * file's owner (its first OWNERDOMAIN, view file_owner_domains; else its subject) reduced to its
- * registrable domain through OWNER_TABLE (grouped by the owner as written first, so the reduction
- * is joined once per claim).
+ * Per night, how many (ad system, seller id) pairs are claimed DIRECT by two or more owners (the
+ * pooled ids of pooledIdsSql) and the DIRECT records of valid files claiming them: the night
+ * summary and the report's pooling.over_time. `pooled`: the relation pooledIdsSql's rows are read
+ * from (the derivation's part of pooled_seller_ids), else that SQL itself.
  */
-export function poolingNightsSql(nights: NightFilter): string {
-  return `WITH owner AS (
-  SELECT snapshot_date, subject, file_kind, owner_domain FROM file_owner_domains WHERE ${nights('snapshot_date')}
-), written AS (
-  SELECT r.snapshot_date, r.ad_system_domain, r.seller_account_id, coalesce(o.owner_domain, r.subject) AS owner_domain, count(*) AS records
-  FROM ads_records r
-  JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
-  LEFT JOIN owner o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind
-  WHERE ${nights('r.snapshot_date')} AND r.relationship = 'DIRECT'
-  GROUP BY ALL
-), claims AS (
-  SELECT w.snapshot_date, w.ad_system_domain, w.seller_account_id, coalesce(d.owner_domain, w.owner_domain) AS owner_domain, sum(w.records) AS records
-  FROM written w LEFT JOIN ${OWNER_TABLE} d ON d.owner = w.owner_domain
-  GROUP BY ALL
-), pooled AS (
-  SELECT snapshot_date, ad_system_domain, seller_account_id, sum(records) AS records
-  FROM claims GROUP BY ALL HAVING count(*) >= 2
-)
-SELECT snapshot_date, count(*) AS pooled_ids, sum(records)::BIGINT AS records FROM pooled GROUP BY ALL`;
+export function poolingNightsSql(nights: NightFilter, pooled = `(${pooledIdsSql(nights)})`): string {
+  return `SELECT snapshot_date, count(*) AS pooled_ids, sum(records)::BIGINT AS records FROM ${pooled} GROUP BY ALL`;
 }
 
 /**
  * Per night, every (ad system, seller id) claimed DIRECT by two or more owners in the records of
- * valid files (the claims of the report's pooling.worst): the sites and owners claiming it and the
- * five smallest owners. Sites are grouped per (ad system, seller id, site) before each site's owner
+ * valid files (ads.txt and app-ads.txt; the claims of the report's pooling.worst): the sites and
+ * owners claiming it, the DIRECT records claiming it and the five smallest owners. A file's owner
+ * is its first OWNERDOMAIN (view file_owner_domains), else its subject, reduced to its registrable
+ * domain through OWNER_TABLE. Sites are grouped per (ad system, seller id, site) before each site's owner
  * is joined on (a four-string-key grouping of every record ran out of memory on a 1M-site night),
  * and the five owners listed for the pooled ids alone.
  */
@@ -87,19 +71,25 @@ export function pooledIdsSql(nights: NightFilter): string {
   LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, f.subject)
   WHERE ${nights('f.snapshot_date')} AND f.valid AND f.file_kind IN ('ads.txt', 'app-ads.txt')
 ), site_claims AS (
-  SELECT snapshot_date, ad_system_domain, seller_account_id, subject, file_kind FROM ads_records
+  SELECT snapshot_date, ad_system_domain, seller_account_id, subject, file_kind, count(*) AS records FROM ads_records
   WHERE ${nights('snapshot_date')} AND relationship = 'DIRECT' GROUP BY ALL
-), claims AS (
-  SELECT c.snapshot_date, c.ad_system_domain, c.seller_account_id, s.owner_domain, count(DISTINCT c.subject) AS sites
+), owner_sites AS (
+  SELECT c.snapshot_date, c.ad_system_domain, c.seller_account_id, s.owner_domain, c.subject, sum(c.records) AS records
   FROM site_claims c JOIN site_owner s ON s.snapshot_date = c.snapshot_date AND s.subject = c.subject AND s.file_kind = c.file_kind
   GROUP BY ALL
+), claims AS (
+  -- Sites counted from one row per (id, owner, site): plain aggregates, which DuckDB spills, where
+  -- count(DISTINCT subject) per (id, owner) ran out of 128MB at 1M sites.
+  SELECT snapshot_date, ad_system_domain, seller_account_id, owner_domain, count(*) AS sites, sum(records) AS records
+  FROM owner_sites GROUP BY ALL
 ), pooled AS (
-  SELECT snapshot_date, ad_system_domain, seller_account_id, sum(sites)::BIGINT AS sites, count(*) AS owners
+  SELECT snapshot_date, ad_system_domain, seller_account_id, sum(sites)::BIGINT AS sites, count(*) AS owners, sum(records)::BIGINT AS records
   FROM claims GROUP BY snapshot_date, ad_system_domain, seller_account_id HAVING count(*) >= 2
 )
 -- The five smallest owners of the pooled ids alone: min(owner_domain, 5) over every id's claims
 -- kept a list per id that DuckDB cannot spill (out of 128MB at 100k sites of the real web's mix).
-SELECT p.snapshot_date, p.ad_system_domain, p.seller_account_id, any_value(p.sites) AS sites, any_value(p.owners) AS owners, min(c.owner_domain, 5) AS sample_owners
+SELECT p.snapshot_date, p.ad_system_domain, p.seller_account_id, any_value(p.sites) AS sites, any_value(p.owners) AS owners, min(c.owner_domain, 5) AS sample_owners,
+       any_value(p.records) AS records
 FROM pooled p
 JOIN claims c ON c.snapshot_date = p.snapshot_date AND c.ad_system_domain = p.ad_system_domain AND c.seller_account_id = p.seller_account_id
 GROUP BY p.snapshot_date, p.ad_system_domain, p.seller_account_id`;
@@ -167,12 +157,15 @@ export interface DerivedTable {
 export interface RangedTable {
   parts: readonly string[];
   sql: (part: string, lo: string | null, hi: string | null) => string;
+  /** The columns that add up; none when each row is of one subject (listed_sites: the pieces' rows are the table's). */
   sums: readonly string[];
 }
 
-/** The rows of a ranged table from its pieces, read from `from`: each group's `sums` added up. */
+/** The rows of a ranged table from its pieces, read from `from`: each group's `sums` added up (no sums: the pieces' rows, each of one range). */
 export const rangedSumSql = (t: RangedTable, from: string): string =>
-  `SELECT * EXCLUDE (${t.sums.join(', ')}), ${t.sums.map((c) => `sum(${c})::BIGINT AS ${c}`).join(', ')} FROM ${from} GROUP BY ALL`;
+  t.sums.length === 0
+    ? `SELECT * FROM ${from}`
+    : `SELECT * EXCLUDE (${t.sums.join(', ')}), ${t.sums.map((c) => `sum(${c})::BIGINT AS ${c}`).join(', ')} FROM ${from} GROUP BY ALL`;
 
 /** The night's records per range of subjects in a ranged table's derivation (3M: `authorization_counts` fits in 128 MB at 1M sites). */
 export const RECORDS_PER_RANGE = 3_000_000;
@@ -209,18 +202,33 @@ export const definedAt = (macro: string): string => macro.replace(/_at$/, '_defi
 
 const fromView = (view: string): DerivedTable => ({ name: view, view, sql: `SELECT * FROM ${view}_defined WHERE snapshot_date = ${NIGHT}` });
 
+/**
+ * A view whose definition is `adsnap_<view>_in(lo, hi)` over every subject, its `sums` counts of
+ * rows that each belong to one subject (none: each row is one subject's): derived one range of
+ * subjects at a time (RangedTable), which holds a range's rows in memory, not the night's.
+ */
+const rangedView = (view: string, sums: readonly string[]): DerivedTable => ({
+  ...fromView(view),
+  ranged: { parts: ['all'], sql: (_part, lo, hi) => `SELECT * FROM adsnap_${view}_in(${literal(lo)}, ${literal(hi)}) WHERE snapshot_date = ${NIGHT}`, sums },
+});
+
 /** Every derived table, in the order they are written. */
 export const DERIVED_TABLES: readonly DerivedTable[] = [
   fromView('file_scopes'),
-  fromView('listed_sites'),
+  // The tables over every site or record of the night are written one range of subjects at a
+  // time: whole, each needed 192–256MB at 1M sites; a range fits in the commit's 128MB
+  // (docs/performance.md). The tables after them read their parts.
+  rangedView('listed_sites', []),
   fromView('listed_apps'),
+  rangedView('ad_system_root_counts', ['sites', 'sites_direct', 'records', 'direct_records']),
   fromView('ad_system_sites'),
+  rangedView('ad_company_root_counts', ['sites', 'sites_direct', 'records']),
   fromView('ad_company_sites'),
-  fromView('ad_system_seller_checks'),
+  rangedView('ad_system_seller_checks', ['records', 'checkable', 'missing', 'relationship_mismatch', 'owner_mismatch']),
   // ad_system_coverage's counts and ad_systems.top's files: each reads every record of the night
   // (18.2 s and 9.9 s of a 1M-site night's report when computed at report time).
   fromView('ad_system_match_counts'),
-  fromView('ad_system_file_counts'),
+  rangedView('ad_system_file_counts', ['files', 'records', 'cert_records']),
   fromView('parse_issue_counts'),
   fromView('scope_relationships'),
   fromView('agent_access_shares'),
@@ -241,21 +249,21 @@ export const DERIVED_TABLES: readonly DerivedTable[] = [
       sums: ['pairs', 'targets'],
     },
   },
-  // The night summary: the pooled seller ids of the night (a night with none has a row of zeros).
-  {
-    name: 'night_summary',
-    view: null,
-    sql: `SELECT ${NIGHT} AS snapshot_date, coalesce(max(pooled_ids), 0)::BIGINT AS pooled_ids, coalesce(max(records), 0)::BIGINT AS pooled_records
-FROM (${poolingNightsSql((c) => `${c} = ${NIGHT}`)})`,
-    empty: `SELECT NULL::DATE AS snapshot_date, NULL::BIGINT AS pooled_ids, NULL::BIGINT AS pooled_records WHERE false`,
-  },
   // The night's pooled seller ids (pooling.worst reads the latest night's): every DIRECT record of the night grouped (12.7 s of a 1M-site night's report).
   {
     name: 'pooled_seller_ids',
     view: null,
     sql: pooledIdsSql((c) => `${c} = ${NIGHT}`),
     empty: `SELECT NULL::DATE AS snapshot_date, NULL::VARCHAR AS ad_system_domain, NULL::VARCHAR AS seller_account_id, NULL::BIGINT AS sites,
-  NULL::BIGINT AS owners, NULL::VARCHAR[] AS sample_owners WHERE false`,
+  NULL::BIGINT AS owners, NULL::VARCHAR[] AS sample_owners, NULL::BIGINT AS records WHERE false`,
+  },
+  // The night summary: the pooled seller ids of the night counted from the set's pooled_seller_ids
+  // (a night with none has a row of zeros). Computed again, they ran out of 192MB at 1M sites.
+  {
+    name: 'night_summary',
+    view: null,
+    sql: `SELECT ${NIGHT} AS snapshot_date, count(*)::BIGINT AS pooled_ids, coalesce(sum(records), 0)::BIGINT AS pooled_records FROM ${setPart('pooled_seller_ids')}`,
+    empty: `SELECT NULL::DATE AS snapshot_date, NULL::BIGINT AS pooled_ids, NULL::BIGINT AS pooled_records WHERE false`,
   },
   // The night's rows of pooling.worst: its pooled seller ids with most owners and what sellers.json
   // says of them (seller_match read for those ids: 2.7-3.5 s of a 1M-site night's report).

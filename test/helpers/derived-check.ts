@@ -83,17 +83,17 @@ export function oneNumber(json: ReportJson): string[] {
   return out;
 }
 
-/** pooled_seller_ids' rows for `date`, written apart from pooledIdsSql: each site's claims, its owner reduced. */
+/** pooled_seller_ids' rows for `date`, written apart from pooledIdsSql: each DIRECT record of a valid file, its owner reduced. */
 function pooledIds(date: string): string {
   return `WITH claims AS (
-    SELECT DISTINCT r.ad_system_domain, r.seller_account_id, r.subject, coalesce(d.owner_domain, coalesce(o.owner_domain, r.subject)) AS owner
+    SELECT r.ad_system_domain, r.seller_account_id, r.subject, coalesce(d.owner_domain, coalesce(o.owner_domain, r.subject)) AS owner
     FROM ads_records r
     JOIN files f ON f.snapshot_date = r.snapshot_date AND f.subject = r.subject AND f.file_kind = r.file_kind AND f.valid
     LEFT JOIN file_owner_domains o ON o.snapshot_date = r.snapshot_date AND o.subject = r.subject AND o.file_kind = r.file_kind
     LEFT JOIN ${OWNER_TABLE} d ON d.owner = coalesce(o.owner_domain, r.subject)
     WHERE r.snapshot_date = '${date}' AND r.relationship = 'DIRECT')
-  SELECT DATE '${date}' AS snapshot_date, ad_system_domain, seller_account_id, count(*)::BIGINT AS sites, count(DISTINCT owner) AS owners,
-         list_sort(list(DISTINCT owner))[1:5] AS sample_owners
+  SELECT DATE '${date}' AS snapshot_date, ad_system_domain, seller_account_id, count(DISTINCT (subject, owner))::BIGINT AS sites, count(DISTINCT owner) AS owners,
+         list_sort(list(DISTINCT owner))[1:5] AS sample_owners, count(*)::BIGINT AS records
   FROM claims GROUP BY ALL HAVING count(DISTINCT owner) >= 2`;
 }
 
