@@ -15,9 +15,10 @@ import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString, sqlStringList } from '../util/sql-literal.js';
 import {
   DERIVED_TABLES, OWNER_TABLE, RECORDS_PER_RANGE, SERIES_SQL, SERIES_TABLES, derivedDir, derivedKey, earlierDigest, isCurrent, isSeriesCurrent, markerPath, nightSql, partPath, readMarker, setPart,
-  nightRecordsSql, rangeBoundsSql, rangedSumSql, readSeriesMarker, seriesMarkerPath, type DerivedMarker, type RangedTable, type SeriesMarker,
+  nightRecordsSql, subjectBoundsSql, rangedSumSql, readSeriesMarker, seriesMarkerPath, type DerivedMarker, type RangedTable, type SeriesMarker,
 } from '../sql/derived.js';
 import { createOwnerTable } from './owners.js';
+import { rangesBetween, type KeyRange } from '../util/key-ranges.js';
 import { completedRuns } from '../store/run-manifests.js';
 import { RunLock, type RunLockOptions } from '../store/run-lock.js';
 import { replaceFileAtomically, temporaryName } from '../util/atomic-file.js';
@@ -250,16 +251,14 @@ async function writeRanged(derivation: DerivationDb, db: SnapshotDb, name: strin
 /**
  * The ranges of subjects a ranged table of `night` is derived over, [lo, hi) with NULL unbounded:
  * one range per `recordsPerRange` of the night's records, cut at quantiles of a sample of them
- * (rangeBoundsSql), so each holds about as many records. One range, [NULL, NULL), for a small night.
+ * (subjectBoundsSql), so each holds about as many records. One range, [NULL, NULL), for a small night.
  */
-export async function subjectRanges(db: SnapshotDb, night: string, recordsPerRange = RECORDS_PER_RANGE): Promise<[string | null, string | null][]> {
+export async function subjectRanges(db: SnapshotDb, night: string, recordsPerRange = RECORDS_PER_RANGE): Promise<KeyRange[]> {
   const [count] = await db.rows(nightSql(nightRecordsSql, night));
   const n = Math.ceil(Number(count?.n ?? 0) / recordsPerRange);
   if (n <= 1) return [[null, null]];
-  const [row] = await db.rows(nightSql(rangeBoundsSql(n), night));
-  const bounds = [...new Set(((row?.bounds ?? []) as unknown[]).filter((b): b is string => typeof b === 'string'))].sort();
-  const edges = [null, ...bounds, null];
-  return edges.slice(1).map((hi, i) => [edges[i]!, hi]);
+  const [row] = await db.rows(nightSql(subjectBoundsSql(n), night));
+  return rangesBetween((row?.bounds ?? []) as unknown[]);
 }
 
 /** Redefines the view `name` as `sql`; returns what puts views.sql's definition of it back. */
@@ -289,7 +288,7 @@ class DerivationDb {
 
   readonly recordsPerRange: number;
   /** The night's ranges of subjects (subjectRanges), cut once for all its ranged tables. */
-  #ranges = new Map<string, Promise<[string | null, string | null][]>>();
+  #ranges = new Map<string, Promise<KeyRange[]>>();
 
   constructor(readonly root: string, o: Pick<DeriveOptions, 'memoryLimit' | 'memoryDoublings' | 'onMemoryRetry' | 'recordsPerRange'>) {
     this.recordsPerRange = o.recordsPerRange ?? RECORDS_PER_RANGE;
@@ -336,7 +335,7 @@ class DerivationDb {
     }, this.#onRetry, 1 + this.#maxDoublings - this.#doublings);
   }
 
-  subjectRanges(db: SnapshotDb, night: string): Promise<[string | null, string | null][]> {
+  subjectRanges(db: SnapshotDb, night: string): Promise<KeyRange[]> {
     let ranges = this.#ranges.get(night);
     if (!ranges) {
       this.#ranges.set(night, (ranges = subjectRanges(db, night, this.recordsPerRange)));

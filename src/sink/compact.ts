@@ -15,6 +15,8 @@ import { tables, type TableName } from '../../schemas/tables.js';
 import type { StagedPart } from './writer-options.js';
 import { DUCKDB_BASE_CONFIG, withMemoryRetry } from '../util/duckdb-size.js';
 import { sqlString, sqlStringList } from '../util/sql-literal.js';
+import { inRangeSql, rangeBoundsSql, rangesBetween, type KeyRange } from '../util/key-ranges.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
 
 /** Sort keys per table: the columns analysts look rows up by, most selective first. */
 export const SORT_KEYS: Partial<Record<TableName, readonly string[]>> = {
@@ -52,6 +54,15 @@ export const DEFAULT_COMMIT_MEMORY = '128MB';
 /** DuckDB's default row group size: ≥ 100k rows, so a table of millions has tens of groups. */
 export const COMPACT_ROW_GROUP_ROWS = 122_880;
 
+/**
+ * Rows sorted at once: a table with more is sorted one range of its first sort key at a time,
+ * into a part per range (the parts in key order, so the night is still sorted). The 72 M records
+ * of a 1M-site night, sorted whole, ran out of 128MB and peaked at 525 MB RSS under 256MB; in 6
+ * ranges they fit in 128MB, 324 MB RSS, in 120 s against 129 s. 36 M rows ran out of 128MB,
+ * 18 M fit (docs/performance.md).
+ */
+export const COMPACT_ROWS_PER_SORT = 12_000_000;
+
 export interface CompactOptions {
   stagingDir: string;
   runId: string;
@@ -60,11 +71,14 @@ export interface CompactOptions {
   memoryLimit?: string;
   /** @default 2 */
   threads?: number;
+  /** @default COMPACT_ROWS_PER_SORT */
+  rowsPerSort?: number;
 }
 
 /**
- * Rewrites the staged parts of every table into one sorted part each; returns the new staged
- * parts (one per table, empty tables included). Deterministic names: a redo overwrites.
+ * Rewrites the staged parts of every table into one sorted part each (a table of more than
+ * `rowsPerSort` rows: one per range of its first sort key, in key order); returns the new staged
+ * parts (at least one per table, empty tables included). Deterministic names: a redo overwrites.
  */
 export async function compactStaged(staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
   return withMemoryRetry(o.memoryLimit ?? DEFAULT_COMMIT_MEMORY, (memoryLimit) => compactOnce(staged, o, memoryLimit), (next) =>
@@ -92,23 +106,38 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, mem
   const out: StagedPart[] = [];
   try {
     for (const [table, parts] of byTable) {
-      const file = `${table}-compact.parquet.staged`;
-      const dest = path.join(o.stagingDir, file);
-      const sources = parts.map((p) => path.join(o.stagingDir, p.file));
+      const from = `read_parquet(${sqlStringList(parts.map((p) => path.join(o.stagingDir, p.file)))}, union_by_name = true)`;
       // A table without a declared key is sorted by its first column.
       const keys = (SORT_KEYS[table] ?? [tables[table].columns[0]!.name]).filter((k) => tables[table].columns.some((c) => c.name === k));
       const kv = `{'adsnap.run_id': ${sqlString(o.runId)}, 'adsnap.table': ${sqlString(table)}, 'adsnap.snapshot_date': ${sqlString(o.snapshotDate)}, 'adsnap.layout': 'sorted'}`;
-      await con.run(
-        `COPY (SELECT * FROM read_parquet(${sqlStringList(sources)}, union_by_name = true) ORDER BY ${keys.map((k) => `"${k}"`).join(', ')})
-         TO ${sqlString(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
-      );
-      const rows = parts.reduce((n, p) => n + p.rows, 0);
-      const { size } = await stat(dest);
-      out.push({ table, file, rows, bytes: size });
+      const ranges = await sortRanges(con, table, keys[0]!, from, parts.reduce((n, p) => n + p.rows, 0), o.rowsPerSort ?? COMPACT_ROWS_PER_SORT);
+      for (const [i, range] of ranges.entries()) {
+        const file = ranges.length === 1 ? `${table}-compact.parquet.staged` : `${table}-compact-${String(i).padStart(3, '0')}.parquet.staged`;
+        const dest = path.join(o.stagingDir, file);
+        const where = ranges.length === 1 ? '' : `WHERE ${inRangeSql(`"${keys[0]}"`, range, sqlString)}`;
+        const written = await con.runAndReadAll(
+          `COPY (SELECT * FROM ${from} ${where} ORDER BY ${keys.map((k) => `"${k}"`).join(', ')})
+           TO ${sqlString(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
+        );
+        const { size } = await stat(dest);
+        out.push({ table, file, rows: Number(written.getRows()[0]![0]), bytes: size });
+      }
     }
   } finally {
     con.closeSync();
     instance.closeSync();
   }
   return out;
+}
+
+/**
+ * The ranges of `key` (a string column) a table of `rows` rows read from `from` is sorted in: one
+ * per `rowsPerSort` rows, cut at quantiles of a sample (src/util/key-ranges.ts); the whole table when
+ * it fits, or when its key is not a string.
+ */
+async function sortRanges(con: DuckDBConnection, table: TableName, key: string, from: string, rows: number, rowsPerSort: number): Promise<KeyRange[]> {
+  const n = Math.ceil(rows / rowsPerSort);
+  if (n <= 1 || tables[table].columns.find((c) => c.name === key)?.type !== 'string') return [[null, null]];
+  const bounds = await con.runAndReadAll(rangeBoundsSql(n, `"${key}"`, from));
+  return rangesBetween((bounds.getRowObjectsJS()[0]?.bounds ?? []) as unknown[]);
 }

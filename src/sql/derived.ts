@@ -22,6 +22,7 @@ import { completedRuns } from '../store/run-manifests.js';
 import { packageRoot } from '../util/package-root.js';
 import { sqlString } from '../util/sql-literal.js';
 import { isCalendarDate } from '../util/calendar-date.js';
+import { rangeBoundsSql } from '../util/key-ranges.js';
 
 /** A filter on a table alias's `snapshot_date` (a night, or the report's window). */
 export type NightFilter = (column: string) => string;
@@ -171,14 +172,10 @@ export const rangedSumSql = (t: RangedTable, from: string): string =>
 export const RECORDS_PER_RANGE = 3_000_000;
 
 /**
- * The lower bounds of `ranges` ranges of subjects holding about as many of the night's records
- * each: the quantiles of a repeatable sample of 100,000 records (one row: `bounds`, a list). The
- * ranges are [NULL, b1), [b1, b2), …, [bn, NULL): every subject is in one of them, however the
- * sample fell.
+ * The cuts of `ranges` ranges of subjects holding about as many of the night's records each
+ * (src/util/key-ranges.ts): every subject is in one of them, however the sample fell.
  */
-export const rangeBoundsSql = (ranges: number): string =>
-  `SELECT quantile_disc(subject, [${Array.from({ length: ranges - 1 }, (_, i) => `${i + 1}/${ranges}`).join(', ')}]) AS bounds
-FROM (SELECT subject FROM (SELECT subject FROM ads_records WHERE snapshot_date = ${NIGHT}) USING SAMPLE reservoir(100000 ROWS) REPEATABLE (1))`;
+export const subjectBoundsSql = (ranges: number): string => rangeBoundsSql(ranges, 'subject', `ads_records WHERE snapshot_date = ${NIGHT}`);
 
 /** The night's records counted: how many ranges a ranged table needs. */
 export const nightRecordsSql = `SELECT count(*) AS n FROM ads_records WHERE snapshot_date = ${NIGHT}`;
