@@ -34,8 +34,8 @@ function completesNight(manifest: RunManifest): boolean {
 
 /**
  * Step 1 of the commit: the staged parts are rewritten into the reader's layout (one sorted part
- * per table, src/sink/compact.ts), then the plan is saved (phase 'commit'). Redone from the
- * sealed parts after a kill: their list is what phase 'compact' saved.
+ * per table, or per range of a big table's key: src/sink/compact.ts), then the plan is saved
+ * (phase 'commit'). Redone from the sealed parts after a kill: their list is what phase 'compact' saved.
  */
 export async function compactAndCommit(options: CrawlOptions, journal: RunJournal, lock: RunLock, state: CommitState, stats: RunStats, resumed: boolean): Promise<CrawlResult> {
   const manifest = state.manifest;

@@ -1,8 +1,9 @@
 /**
  * The reader's layout, made at commit: a crawl writes rows in crawl order into many small parts
  * (one per table per checkpoint, plus side parts of big files); before the commit publishes them,
- * each table's staged parts are rewritten by DuckDB into one part per table, sorted by the
- * table's lookup key, in row groups of 122,880 rows. Each row group's min/max statistics then
+ * each table's staged parts are rewritten by DuckDB into one part per table (per range of its
+ * first key, for a big table: COMPACT_ROWS_PER_SORT), sorted by the table's lookup key, in row
+ * groups of 122,880 rows. Each row group's min/max statistics then
  * cover a narrow range of subjects (or ad systems), so a query for one of them reads one or two
  * row groups instead of most of them (docs/performance.md, "The next night and the reader's layout").
  *
