@@ -307,10 +307,10 @@ CREATE OR REPLACE VIEW seller_match AS SELECT * EXCLUDE (file_valid) FROM seller
 -- rows for every other night. Without the variable (a plain DuckDB) every night is underived.
 CREATE OR REPLACE MACRO adsnap_underived(d) AS NOT list_contains(coalesce(CAST(getvariable('adsnap_derived_nights') AS DATE[]), []), d);
 
--- Whether `key` is in the range [lo, hi) of subjects (NULL: unbounded). The derived tables whose
--- counts add up over subjects (authorization_counts, ad_system_file_counts,
--- ad_system_seller_checks) are derived one range of subjects at a time (src/report/derived.ts): a
--- night's records are sorted by subject (src/sink/compact.ts), so a range reads its own row groups.
+-- Whether `key` is in the range [lo, hi) of subjects (NULL: unbounded). The derived tables over
+-- every site or record of a night (the adsnap_<table>_in macros, authorization_counts) are derived
+-- one range of subjects at a time (src/report/derived.ts): a night's records are sorted by subject
+-- (src/sink/compact.ts), so a range reads its own row groups.
 CREATE OR REPLACE MACRO adsnap_in_range(key, lo, hi) AS (lo IS NULL OR key >= lo) AND (hi IS NULL OR key < hi);
 
 -- The Wilson score interval at 95% for k successes of n (Wilson 1927; Newcombe 1998, method 3):
