@@ -864,6 +864,10 @@ CREATE OR REPLACE VIEW ai_crawler_blocking_by_operator AS SELECT * FROM ai_crawl
 CREATE OR REPLACE VIEW ad_system_company AS
 SELECT ad_system_domain, min(company) AS company FROM ad_system_companies GROUP BY ALL;
 
+-- Per night, the declaring listed sites (listed_sites): the denominator of a site share.
+CREATE OR REPLACE VIEW adsnap_declaring_sites AS
+SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL;
+
 -- Per night and ad system, over the root records (scoped_records of scope 'root': the declaring
 -- listed sites' own): the sites naming it (any relationship, and DIRECT), its records and DIRECT
 -- records. Each count is of one site's rows, so the counts over ranges of sites add up
@@ -891,13 +895,10 @@ CREATE OR REPLACE VIEW ad_system_root_counts AS SELECT * FROM ad_system_root_cou
 -- DIRECT), their share of the night's declaring listed sites, its records and DIRECT records, and
 -- its company (ad_system_company; the domain itself when it names none).
 CREATE OR REPLACE VIEW ad_system_sites_defined AS
-WITH declaring AS (
-  SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
-)
 SELECT p.snapshot_date, p.ad_system_domain, coalesce(c.company, p.ad_system_domain) AS company,
        p.sites, p.sites_direct, p.sites / d.sites AS site_share, p.records, p.direct_records
 FROM ad_system_root_counts p
-JOIN declaring d ON d.snapshot_date = p.snapshot_date
+JOIN adsnap_declaring_sites d ON d.snapshot_date = p.snapshot_date
 LEFT JOIN ad_system_company c ON c.ad_system_domain = p.ad_system_domain;
 -- ad_system_sites: the rows of ad_system_sites_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
@@ -926,9 +927,7 @@ CREATE OR REPLACE VIEW ad_company_root_counts AS SELECT * FROM ad_company_root_c
 -- The same per company: its ad system domains named by root records (ad_system_root_counts), the
 -- declaring listed sites naming any of them (ad_company_root_counts), their share, their records.
 CREATE OR REPLACE VIEW ad_company_sites_defined AS
-WITH declaring AS (
-  SELECT snapshot_date, count(*) FILTER (WHERE declaring) AS sites FROM listed_sites GROUP BY ALL
-), domains AS (
+WITH domains AS (
   SELECT a.snapshot_date, coalesce(c.company, a.ad_system_domain) AS company, count(*) AS ad_system_domains
   FROM ad_system_root_counts a LEFT JOIN ad_system_company c ON c.ad_system_domain = a.ad_system_domain
   GROUP BY ALL
@@ -936,7 +935,7 @@ WITH declaring AS (
 SELECT p.snapshot_date, p.company, m.ad_system_domains, p.sites, p.sites_direct, p.sites / d.sites AS site_share, p.records
 FROM ad_company_root_counts p
 JOIN domains m ON m.snapshot_date = p.snapshot_date AND m.company = p.company
-JOIN declaring d ON d.snapshot_date = p.snapshot_date;
+JOIN adsnap_declaring_sites d ON d.snapshot_date = p.snapshot_date;
 -- ad_company_sites: the rows of ad_company_sites_defined; `adsnap sql` and the report read a night's derived table
 -- instead where it is current (docs/reference/derived.md): the same rows.
 CREATE OR REPLACE VIEW ad_company_sites AS SELECT * FROM ad_company_sites_defined;
