@@ -228,12 +228,17 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
 /**
  * Writes the part of a ranged table (RangedTable): each part of its definition over each range of
  * subjects (subjectRanges) into a file of its own, each under the derivation's memory retries, then
- * their sum as the table's part. Returns it, relative to the root.
+ * their sum as the table's part; a table of one part over one range is written directly. Returns
+ * it, relative to the root.
  */
 async function writeRanged(derivation: DerivationDb, db: SnapshotDb, name: string, t: RangedTable, night: string, set: string): Promise<string> {
+  const ranges = await derivation.subjectRanges(db, night);
+  // One part over one range (a night under RECORDS_PER_RANGE records) is the table itself: no piece to add up.
+  if (t.parts.length === 1 && ranges.length === 1) {
+    return derivation.retrying(() => writePart(db, derivation.root, name, night, set, nightSql(t.sql(t.parts[0]!, null, null), night)));
+  }
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-ranged-'));
   try {
-    const ranges = await derivation.subjectRanges(db, night);
     const files: string[] = [];
     for (const part of t.parts) {
       for (const [lo, hi] of ranges) {
