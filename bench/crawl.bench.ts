@@ -22,7 +22,7 @@
  *
  * The second line is the memory-scaling mode: no bare loop, no injected latency, and HTTPS
  * refused (`--connect-to :443:` a closed port) so every file comes over HTTP after the fallback
- * (ads.txt 1.1 §3.1). It keeps every table, the writer, the pools and the per-run sets as in a
+ * (ads.txt 1.1 §3.1), the simulated web answering over http:// as over https:// (`--plain-http`). It keeps every table, the writer, the pools and the per-run sets as in a
  * real crawl while skipping the TLS handshakes that bound the simulated web to ~100 sites/s,
  * so a million domains fit in well under an hour.
  */
@@ -61,7 +61,10 @@ interface Web {
 async function startWeb(hosts: number, tmp: string): Promise<Web> {
   const list = path.join(tmp, `domains-${hosts}.txt`);
   const latency = LATENCY === '0' ? [] : ['--latency', LATENCY];
-  const { child, first, args: webArgs } = await spawnSimweb(['--hosts', String(hosts), ...latency, '--list', list, '--no-hostile']);
+  // HTTP only: the web answers over http:// as over https:// (without --plain-http, 80% of its
+  // sites redirect http:// to https://, and the crawl would mostly record refused connects).
+  const plain = HTTP_ONLY ? ['--plain-http'] : [];
+  const { child, first, args: webArgs } = await spawnSimweb(['--hosts', String(hosts), ...latency, '--list', list, '--no-hostile', ...plain]);
   let args = webArgs;
   if (HTTP_ONLY) {
     // A port nothing listens on: every HTTPS connect is refused at once and the fetch falls back to HTTP.

@@ -76,6 +76,25 @@ describe('simweb synthetic web', () => {
     expect(plain.headers.location).toBe(`https://www.${www}/ads.txt`);
   });
 
+  it('with plainHttp answers over http:// what it answers over https://, its redirects staying on http://', async () => {
+    const p = await startSimweb({ hosts: 400, seed: 'det', plainHttp: true });
+    try {
+      const all = [...p.domains()].map((d) => a.describe(d));
+      const www = all.find((s) => s.canonicalHost === `www.${s.host}` && s.behaviour.transport === 'redirect_to_https' && s.expect['ads.txt']?.status === 'ok')!;
+      const apex = await get(`http://${www.host}/ads.txt`, opts(p));
+      expect(apex.status).toBe(301);
+      expect(apex.headers.location).toBe(`http://www.${www.host}/ads.txt`);
+      const [overHttp, overHttps] = [await get(`http://www.${www.host}/ads.txt`, opts(p)), await get(`https://www.${www.host}/ads.txt`, opts(a))];
+      expect(overHttp.status).toBe(200);
+      expect(sha(overHttp.body)).toBe(sha(overHttps.body));
+      const httpsOnly = all.find((s) => s.role === 'root' && s.behaviour.transport === 'https_only')!;
+      expect((await get(`http://${httpsOnly.canonicalHost}/robots.txt`, opts(p))).error).toBeNull();
+      expect((await get(`http://${httpsOnly.canonicalHost}/robots.txt`, opts(a))).error).not.toBeNull();
+    } finally {
+      await p.close();
+    }
+  });
+
   it('declares subdomain= and inventorypartnerdomain= referrals and serves their targets', async () => {
     const all = [...a.domains()].map((d) => a.describe(d));
     const withSub = all.find((s) => s.subdomains.length > 0)!;

@@ -28,6 +28,13 @@ export interface SimwebOptions {
   hostile?: boolean;
   /** Layer the real web's HTTP mix over the listed sites: bot walls, 429s, stalls, slow answers, transport and encoding variety (realweb.ts). @default false */
   realweb?: boolean;
+  /**
+   * Every host answers over http:// as it does over https://: no redirect to https://, no
+   * https-only hosts, and a redirect's https:// Location becomes http://. For benchmarks that point
+   * HTTPS at a closed port to leave TLS's cost out: every file then comes over HTTP after the
+   * ads.txt 1.1 §3.1 fallback, with the same bytes as over HTTPS. @default false
+   */
+  plainHttp?: boolean;
   /** Synthetic apps in apps(). @default max(10, hosts / 10) */
   apps?: number;
   /** Interval between lines of the trickling host, ms. @default 200 */
@@ -95,6 +102,18 @@ function validate(o: SimwebOptions) {
   };
 }
 
+/** See SimwebOptions.plainHttp. */
+function plainHttpResolver(inner: Resolver): Resolver {
+  return {
+    behaviour: (host) => ({ ...inner.behaviour(host), transport: 'both' }),
+    route(host, pathAndQuery) {
+      const r = inner.route(host, pathAndQuery);
+      return r.type === 'redirect' && r.location.startsWith('https://') ? { ...r, location: `http://${r.location.slice(8)}` } : r;
+    },
+    ...(inner.certGroup ? { certGroup: inner.certGroup.bind(inner) } : {}),
+  };
+}
+
 export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> {
   const o = validate(options);
   const web = new SyntheticWeb({ seed: o.seed, hosts: o.hosts, apps: o.apps, hostile: o.hostile, latency: o.latency, sellersPublishers: o.sellersPublishers, epoch: o.epoch });
@@ -110,7 +129,8 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
     },
     certGroup: (host: string) => (fixtures.has(host) ? null : web.certGroup(host)),
   };
-  const resolver = options.realweb ? realWebResolver(o.seed, plain) : plain;
+  const mixed = options.realweb ? realWebResolver(o.seed, plain) : plain;
+  const resolver = options.plainHttp ? plainHttpResolver(mixed) : mixed;
   const ca = await createTestCa();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'adsnap-simweb-'));
   const caCertPath = path.join(dir, 'ca.pem');

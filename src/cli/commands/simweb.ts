@@ -6,7 +6,8 @@ import { intFlag, parseCommandArgs } from '../args.js';
 import { UsageError } from '../usage-error.js';
 
 const usage = `Usage: adsnap simweb [--hosts N] [--seed S] [--list FILE] [--app-list FILE] [--apps N]
-                     [--fixtures DIR] [--latency MIN-MAX] [--no-hostile] [--port P] [--dns PORT]
+                     [--fixtures DIR] [--latency MIN-MAX] [--no-hostile] [--plain-http] [--port P]
+                     [--dns PORT]
 
 Serves the simulated web on 127.0.0.1 (HTTP and HTTPS on one port) until interrupted.
 The first stdout line is the flags that point a crawl at it:
@@ -20,6 +21,9 @@ The first stdout line is the flags that point a crawl at it:
   --fixtures DIR     also serve hand-written fixture hosts (DIR/<host>/<path>, _routes.json)
   --latency MIN-MAX  per-host answer delay in ms, e.g. 5-200 (default none)
   --no-hostile       do not sprinkle hostile hosts into the list (hostile-<kind>.test stay served)
+  --plain-http       every host answers over http:// as over https:// (no redirect to https://, no
+                     https-only hosts, redirects to http://): for benchmarks that refuse HTTPS to
+                     leave TLS's cost out
   --realweb          the real web's HTTP mix over the listed sites: bot walls, 429s, hosts that never
                      answer, slow answers, HTTP/1.0, br/deflate, charsets, relative Location
                      (src/simweb/realweb-calibration.ts; docs/guide/operating.md)
@@ -71,6 +75,7 @@ export const command: Command = {
       latency: { type: 'string' },
       'no-hostile': { type: 'boolean' },
       realweb: { type: 'boolean' },
+      'plain-http': { type: 'boolean' },
       port: { type: 'string' },
       epoch: { type: 'string' },
       dns: { type: 'string' },
@@ -84,6 +89,7 @@ export const command: Command = {
       latency: parseLatency(values.latency),
       hostile: !values['no-hostile'],
       realweb: values.realweb ?? false,
+      plainHttp: values['plain-http'] ?? false,
       apps: intFlag('apps', values.apps, Math.max(10, Math.floor(hosts / 10)), 0),
       port: intFlag('port', values.port, 0, 0),
       epoch: intFlag('epoch', values.epoch, 0, 0),
