@@ -22,9 +22,11 @@
  *
  * The second line is the memory-scaling mode: no bare loop, no injected latency, and HTTPS
  * refused (`--connect-to :443:` a closed port) so every file comes over HTTP after the fallback
- * (ads.txt 1.1 §3.1), the simulated web answering over http:// as over https:// (`--plain-http`). It keeps every table, the writer, the pools and the per-run sets as in a
- * real crawl while skipping the TLS handshakes that bound the simulated web to ~100 sites/s,
- * so a million domains fit in well under an hour.
+ * (ads.txt 1.1 §3.1), the simulated web answering over http:// as over https:// (`--plain-http`);
+ * the ad systems' sellers.json still come over HTTPS, so that mode runs the sellers.json phase too
+ * and its nights are whole ones (ADSNAP_BENCH_KEEP=1 keeps them). It keeps every table, the
+ * writer, the pools and the per-run sets as in a real crawl while skipping most TLS handshakes,
+ * which bound the simulated web to ~100 sites/s: a million sites in about an hour and a quarter.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -48,6 +50,8 @@ const CRAWL_NODE_FLAGS = (process.env.ADSNAP_BENCH_NODE_FLAGS ?? '').split(' ').
 const CHECKPOINT_S = process.env.ADSNAP_BENCH_CHECKPOINT;
 /** Crawl each size a second time with --ai-signals (the consent files' cost: docs/performance.md). */
 const AI_SIGNALS = process.env.ADSNAP_BENCH_AI_SIGNALS === '1';
+/** Keep each size's night (its path is printed), e.g. for `adsnap report` over it. */
+const KEEP = process.env.ADSNAP_BENCH_KEEP === '1';
 const bin = path.join(repoRoot, 'bin', 'adsnap.js');
 
 interface Web {
@@ -63,17 +67,22 @@ async function startWeb(hosts: number, tmp: string): Promise<Web> {
   const latency = LATENCY === '0' ? [] : ['--latency', LATENCY];
   // HTTP only: the web answers over http:// as over https:// (without --plain-http, 80% of its
   // sites redirect http:// to https://, and the crawl would mostly record refused connects).
-  const plain = HTTP_ONLY ? ['--plain-http'] : [];
+  const adSystems = path.join(tmp, `ad-systems-${hosts}.txt`);
+  const plain = HTTP_ONLY ? ['--plain-http', '--ad-system-list', adSystems] : [];
   const { child, first, args: webArgs } = await spawnSimweb(['--hosts', String(hosts), ...latency, '--list', list, '--no-hostile', ...plain]);
+  const port = Number(/127\.0\.0\.1:(\d+)/.exec(first)![1]);
   let args = webArgs;
   if (HTTP_ONLY) {
-    // A port nothing listens on: every HTTPS connect is refused at once and the fetch falls back to HTTP.
+    // A port nothing listens on: every HTTPS connect is refused at once and the fetch falls back to
+    // HTTP; but the ad systems' sellers.json, asked over HTTPS only, reach the web (the first rule
+    // that matches a host applies).
     const probe = createServer();
     const closed = await new Promise<number>((r) => probe.listen(0, '127.0.0.1', () => r((probe.address() as AddressInfo).port)));
     await new Promise((r) => probe.close(r));
-    args = args.map((a) => (a.startsWith(':443:') ? `:443:127.0.0.1:${closed}` : a));
+    const systems = readFileSync(adSystems, 'utf8').split('\n').filter(Boolean).flatMap((h) => ['--connect-to', `${h}:443:127.0.0.1:${port}`]);
+    args = [...systems, ...args.map((a) => (a.startsWith(':443:') ? `:443:127.0.0.1:${closed}` : a))];
   }
-  return { child, port: Number(/127\.0\.0\.1:(\d+)/.exec(first)![1]), args, list, caPem: readFileSync(args[args.indexOf('--cacert') + 1]!, 'utf8') };
+  return { child, port, args, list, caPem: readFileSync(args[args.indexOf('--cacert') + 1]!, 'utf8') };
 }
 
 /**
@@ -101,7 +110,7 @@ async function fetchFigures(out: string): Promise<{ requests: number; urls: numb
 async function crawlOnce(web: Web, out: string, extra: readonly string[] = []) {
   const t0 = performance.now();
   const epoch0 = Date.now();
-  const child = spawn(process.execPath, [...CRAWL_NODE_FLAGS, bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', '--no-sellers', ...(CHECKPOINT_S ? ['--checkpoint-interval', CHECKPOINT_S] : []), ...extra, ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...CRAWL_NODE_FLAGS, bin, 'crawl', '--domains', web.list, '--out', out, '--concurrency', String(CONCURRENCY), '--progress', 'none', ...(HTTP_ONLY ? [] : ['--no-sellers']), ...(CHECKPOINT_S ? ['--checkpoint-interval', CHECKPOINT_S] : []), ...extra, ...web.args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const samples: number[] = [];
@@ -195,8 +204,8 @@ function bareRow(name: string, n: number, b: Awaited<ReturnType<typeof bareLoop>
 export async function run(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'adsnap-bench-crawl-'));
   console.log(
-    `concurrency ${CONCURRENCY}, injected latency ${LATENCY} ms per answer, simulated web in its own process, sellers.json phase off` +
-      (HTTP_ONLY ? ', HTTPS refused (every file over HTTP after the fallback)' : '') +
+    `concurrency ${CONCURRENCY}, injected latency ${LATENCY} ms per answer, simulated web in its own process` +
+      (HTTP_ONLY ? ', HTTPS refused (every file over HTTP after the fallback) but for the ad systems, sellers.json phase on' : ', sellers.json phase off') +
       (CRAWL_NODE_FLAGS.length ? `, crawl run with node ${CRAWL_NODE_FLAGS.join(' ')}` : ''),
   );
   console.log('| run | domains | wall s | domains/s | HTTP requests | CPU s / 1k domains | peak RSS | RSS at 25/50/75 % of the run |');
@@ -236,10 +245,11 @@ export async function run(): Promise<void> {
         }
       } finally {
         web.child.kill('SIGTERM');
-        await rm(path.join(tmp, `out-${n}`), { recursive: true, force: true });
+        if (KEEP) console.log(`kept ${path.join(tmp, `out-${n}`)}`);
+        else await rm(path.join(tmp, `out-${n}`), { recursive: true, force: true });
       }
     }
   } finally {
-    await rm(tmp, { recursive: true, force: true });
+    if (!KEEP) await rm(tmp, { recursive: true, force: true });
   }
 }

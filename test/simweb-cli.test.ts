@@ -21,10 +21,11 @@ describe('adsnap simweb (CLI, contract §1)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('prints the connect flags as its first line, writes --list and --app-list, serves, and stops on SIGTERM', async () => {
+  it('prints the connect flags as its first line, writes --list, --app-list and --ad-system-list, serves, and stops on SIGTERM', async () => {
     const list = path.join(dir, 'domains.txt');
     const apps = path.join(dir, 'apps.txt');
-    const child = spawn(process.execPath, [bin, 'simweb', '--hosts', '25', '--seed', 's1', '--list', list, '--app-list', apps], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const adSystems = path.join(dir, 'ad-systems.txt');
+    const child = spawn(process.execPath, [bin, 'simweb', '--hosts', '25', '--seed', 's1', '--list', list, '--app-list', apps, '--ad-system-list', adSystems], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const [first] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
       const m = /^--connect-to :80:127\.0\.0\.1:(\d+) --connect-to :443:127\.0\.0\.1:(\d+) --cacert (\S+)$/.exec(first);
@@ -42,6 +43,15 @@ describe('adsnap simweb (CLI, contract §1)', () => {
       } finally {
         await lib.close();
       }
+      // Each ad system listed serves a sellers.json; a root domain does not (it answers 404, or redirects to www.).
+      const systems = (await readFile(adSystems, 'utf8')).split('\n').filter(Boolean);
+      expect(systems.length).toBeGreaterThan(50);
+      for (const host of [systems[0]!, systems.at(-1)!]) {
+        const sellers = await get(`https://${host}/sellers.json`, { port: Number(m![1]), ca });
+        expect(sellers.status).toBe(200);
+        expect(JSON.parse(sellers.body.toString())).toHaveProperty('sellers');
+      }
+      expect((await get(`https://${domains[0]}/sellers.json`, { port: Number(m![1]), ca })).status).not.toBe(200);
       const answer = await get(`https://${domains[0]}/robots.txt`, { port: Number(m![1]), ca });
       expect(answer.error).toBeNull();
       expect(answer.status).not.toBeNull();

@@ -72,6 +72,8 @@ export interface Simweb {
   domains(): Iterable<string>;
   /** Store URLs of the synthetic apps. */
   apps(): Iterable<string>;
+  /** The ad systems' hosts, each serving a sellers.json. */
+  adSystems(): Iterable<string>;
   /** The fixed hostile hosts, one per kind (`hostile-<kind>.test`). */
   hostileHosts(): string[];
   /** Fixture host names loaded from fixturesDir. */
@@ -168,6 +170,7 @@ export async function startSimweb(options: SimwebOptions = {}): Promise<Simweb> 
     connectArgs: ['--connect-to', `:80:127.0.0.1:${port}`, '--connect-to', `:443:127.0.0.1:${port}`, '--cacert', caCertPath],
     domains: () => web.domains(),
     apps: () => web.appUrls(),
+    adSystems: () => web.adSystemHosts(),
     hostileHosts: () => HOSTILE_KINDS.map((k) => hostileName(k)),
     fixtureHosts: () => [...fixtures.keys()],
     describe(host: string): HostSpec {

@@ -64,6 +64,12 @@ export class SyntheticWeb {
     for (let i = 1; i <= this.options.hosts; i++) yield this.domainAt(i);
   }
 
+  /** The ad systems' hosts, each serving a sellers.json: the known ones, then the synthetic tail. */
+  *adSystemHosts(): Iterable<string> {
+    yield* KNOWN_AD_SYSTEMS;
+    yield* this.tailAdSystems;
+  }
+
   *appUrls(): Iterable<string> {
     for (let j = 0; j < this.options.apps; j++) yield appSpec(this.options.seed, j).storeUrl;
   }

@@ -6,8 +6,8 @@ import { intFlag, parseCommandArgs } from '../args.js';
 import { UsageError } from '../usage-error.js';
 
 const usage = `Usage: adsnap simweb [--hosts N] [--seed S] [--list FILE] [--app-list FILE] [--apps N]
-                     [--fixtures DIR] [--latency MIN-MAX] [--no-hostile] [--plain-http] [--port P]
-                     [--dns PORT]
+                     [--ad-system-list FILE] [--fixtures DIR] [--latency MIN-MAX] [--no-hostile]
+                     [--plain-http] [--port P] [--dns PORT]
 
 Serves the simulated web on 127.0.0.1 (HTTP and HTTPS on one port) until interrupted.
 The first stdout line is the flags that point a crawl at it:
@@ -17,6 +17,8 @@ The first stdout line is the flags that point a crawl at it:
   --seed S           seed: same seed, same web (default "adsnap")
   --list FILE        write the domain list (one root domain per line, rank order) before serving
   --app-list FILE    write the store URLs of the synthetic apps, one per line
+  --ad-system-list FILE
+                     write the hosts of the ad systems (each serves a sellers.json), one per line
   --apps N           synthetic apps (default max(10, hosts/10))
   --fixtures DIR     also serve hand-written fixture hosts (DIR/<host>/<path>, _routes.json)
   --latency MIN-MAX  per-host answer delay in ms, e.g. 5-200 (default none)
@@ -70,6 +72,7 @@ export const command: Command = {
       seed: { type: 'string' },
       list: { type: 'string' },
       'app-list': { type: 'string' },
+      'ad-system-list': { type: 'string' },
       apps: { type: 'string' },
       fixtures: { type: 'string' },
       latency: { type: 'string' },
@@ -105,6 +108,7 @@ export const command: Command = {
     }
     if (values.list) await writeLines(values.list, web.domains());
     if (values['app-list']) await writeLines(values['app-list'], web.apps());
+    if (values['ad-system-list']) await writeLines(values['ad-system-list'], web.adSystems());
     // The stop signals are heard before the flags are printed: a caller may stop the web as soon as it has read them.
     const stopped = new Promise<void>((resolve) => {
       const stop = () => resolve();
