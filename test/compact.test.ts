@@ -88,4 +88,21 @@ describe('the compaction sorts a big table one range of its first key at a time'
     const out = await compactStaged(staged, { stagingDir: dir, runId: 'r', snapshotDate: '2026-11-29', rowsPerSort: 60 });
     expect(out.map((p) => [p.file, p.rows])).toEqual([['ads_records-compact.parquet.staged', 60]]);
   });
+
+  it('wide rows within rowsPerSort are sorted in ranges of bytesPerSort (their uncompressed Parquet size)', async () => {
+    const dir = tempDir();
+    // 4 parts × 100 fetches with 1 KB of distinct text each: about 400 KB uncompressed, 400 rows.
+    const staged = await stage(dir, 'fetches', 4, 100, (p) =>
+      `SELECT 'h' || lpad(((i * 3 + ${p}) % 90)::VARCHAR, 2, '0') AS subject, 'ads.txt' AS file_kind,
+              'https://h' || (${p} * 100 + i)::VARCHAR || '/' || repeat(md5((${p} * 100 + i)::VARCHAR), 32) AS url FROM range(100) t(i)`);
+    const whole = await compactStaged(staged, { stagingDir: dir, runId: 'r', snapshotDate: '2026-11-29', rowsPerSort: 1000 });
+    expect(whole).toHaveLength(1);
+    const out = await compactStaged(staged, { stagingDir: dir, runId: 'r', snapshotDate: '2026-11-29', rowsPerSort: 1000, bytesPerSort: 100_000 });
+    expect(out.length).toBeGreaterThanOrEqual(4);
+    expect(out.reduce((n, p) => n + p.rows, 0)).toBe(400);
+    const back = await readBack(dir, staged, out, 'subject');
+    expect([back.lost, back.added]).toEqual([0, 0]);
+    const keys = back.parts.flatMap((p) => p.keys);
+    expect(keys).toEqual([...keys].sort());
+  });
 });

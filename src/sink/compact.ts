@@ -2,7 +2,7 @@
  * The reader's layout, made at commit: a crawl writes rows in crawl order into many small parts
  * (one per table per checkpoint, plus side parts of big files); before the commit publishes them,
  * each table's staged parts are rewritten by DuckDB into one part per table (per range of its
- * first key, for a big table: COMPACT_ROWS_PER_SORT), sorted by the table's lookup key, in row
+ * first key, for a big table: COMPACT_ROWS_PER_SORT, COMPACT_BYTES_PER_SORT), sorted by its lookup key, in row
  * groups of 122,880 rows. Each row group's min/max statistics then
  * cover a narrow range of subjects (or ad systems), so a query for one of them reads one or two
  * row groups instead of most of them (docs/performance.md, "The next night and the reader's layout").
@@ -57,12 +57,22 @@ export const COMPACT_ROW_GROUP_ROWS = 122_880;
 
 /**
  * Rows sorted at once: a table with more is sorted one range of its first sort key at a time,
- * into a part per range (the parts in key order, so the night is still sorted). The 72 M records
- * of a 1M-site night, sorted whole, ran out of 128MB and peaked at 525 MB RSS under 256MB; in 6
- * ranges they fit in 128MB, 324 MB RSS, in 120 s against 129 s. 36 M rows ran out of 128MB,
- * 18 M fit (docs/performance.md).
+ * into a part per range (the parts in key order, so the night is still sorted). A whole 1M-site
+ * night's 71 M records, in the 153 parts its crawl staged them in, did not fit 128MB in ranges of
+ * 12 M rows (the commit then did it all again under 256MB, and the night peaked at 821 MB RSS); in
+ * ranges of 9 M they fit, spilling, in twice the time of ranges of 6 M (docs/performance.md). A
+ * sample sorted earlier had fit 18 M: rows staged in crawl order need smaller ranges.
  */
-export const COMPACT_ROWS_PER_SORT = 12_000_000;
+export const COMPACT_ROWS_PER_SORT = 6_000_000;
+
+/**
+ * Bytes sorted at once, counted as the staged parts' uncompressed Parquet size: wide rows fill
+ * memory with fewer of them. The same 1M-site night's 4.1 M fetches (703 MB) did not fit 128MB
+ * in 11 ranges of 64 MB, and fit, at the limit, in 12; its 2.1 M files (253 MB) did not fit sorted
+ * whole. Half of what failed: at 32 MB its records (657 MB, dictionary-encoded, so they take more
+ * memory per byte) are sorted in 21 ranges.
+ */
+export const COMPACT_BYTES_PER_SORT = 32 * 2 ** 20;
 
 export interface CompactOptions {
   stagingDir: string;
@@ -74,6 +84,8 @@ export interface CompactOptions {
   threads?: number;
   /** @default COMPACT_ROWS_PER_SORT */
   rowsPerSort?: number;
+  /** @default COMPACT_BYTES_PER_SORT */
+  bytesPerSort?: number;
 }
 
 /**
@@ -107,11 +119,12 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, mem
   const out: StagedPart[] = [];
   try {
     for (const [table, parts] of byTable) {
-      const from = `read_parquet(${sqlStringList(parts.map((p) => path.join(o.stagingDir, p.file)))}, union_by_name = true)`;
+      const files = sqlStringList(parts.map((p) => path.join(o.stagingDir, p.file)));
+      const from = `read_parquet(${files}, union_by_name = true)`;
       // A table without a declared key is sorted by its first column.
       const keys = (SORT_KEYS[table] ?? [tables[table].columns[0]!.name]).filter((k) => tables[table].columns.some((c) => c.name === k));
       const kv = `{'adsnap.run_id': ${sqlString(o.runId)}, 'adsnap.table': ${sqlString(table)}, 'adsnap.snapshot_date': ${sqlString(o.snapshotDate)}, 'adsnap.layout': 'sorted'}`;
-      const ranges = await sortRanges(con, table, keys[0]!, from, parts.reduce((n, p) => n + p.rows, 0), o.rowsPerSort ?? COMPACT_ROWS_PER_SORT);
+      const ranges = await sortRanges(con, table, keys[0]!, from, await sortsNeeded(con, parts, files, o));
       for (const [i, range] of ranges.entries()) {
         const file = ranges.length === 1 ? `${table}-compact.parquet.staged` : `${table}-compact-${String(i).padStart(3, '0')}.parquet.staged`;
         const dest = path.join(o.stagingDir, file);
@@ -132,12 +145,21 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, mem
 }
 
 /**
- * The ranges of `key` (a string column) a table of `rows` rows read from `from` is sorted in: one
- * per `rowsPerSort` rows, cut at quantiles of a sample (src/util/key-ranges.ts); the whole table when
- * it fits, or when its key is not a string.
+ * How many sorts a table's staged parts need: one per `rowsPerSort` rows and per `bytesPerSort`
+ * bytes (their uncompressed Parquet size, from the parts' footers), whichever needs more.
  */
-async function sortRanges(con: DuckDBConnection, table: TableName, key: string, from: string, rows: number, rowsPerSort: number): Promise<KeyRange[]> {
-  const n = Math.ceil(rows / rowsPerSort);
+async function sortsNeeded(con: DuckDBConnection, parts: readonly StagedPart[], files: string, o: CompactOptions): Promise<number> {
+  const rows = parts.reduce((n, p) => n + p.rows, 0);
+  const bytes = Number((await con.runAndReadAll(`SELECT coalesce(sum(total_uncompressed_size), 0)::BIGINT FROM parquet_metadata(${files})`)).getRows()[0]![0]);
+  return Math.max(Math.ceil(rows / (o.rowsPerSort ?? COMPACT_ROWS_PER_SORT)), Math.ceil(bytes / (o.bytesPerSort ?? COMPACT_BYTES_PER_SORT)));
+}
+
+/**
+ * The `n` ranges of `key` (a string column) a table read from `from` is sorted in, cut at
+ * quantiles of a sample (src/util/key-ranges.ts); the whole table when one sort will do, or when its
+ * key is not a string.
+ */
+async function sortRanges(con: DuckDBConnection, table: TableName, key: string, from: string, n: number): Promise<KeyRange[]> {
   if (n <= 1 || tables[table].columns.find((c) => c.name === key)?.type !== 'string') return [[null, null]];
   const bounds = await con.runAndReadAll(rangeBoundsSql(n, `"${key}"`, from));
   return rangesBetween((bounds.getRowObjectsJS()[0]?.bounds ?? []) as unknown[]);
