@@ -2,10 +2,10 @@
  * The reader's layout, made at commit: a crawl writes rows in crawl order into many small parts
  * (one per table per checkpoint, plus side parts of big files); before the commit publishes them,
  * each table's staged parts are rewritten by DuckDB into one part per table (per range of its
- * first key, for a big table: COMPACT_ROWS_PER_SORT, COMPACT_BYTES_PER_SORT), sorted by its lookup key, in row
- * groups of 122,880 rows. Each row group's min/max statistics then
- * cover a narrow range of subjects (or ad systems), so a query for one of them reads one or two
- * row groups instead of most of them (docs/performance.md, "The next night and the reader's layout").
+ * first key, for a big table: COMPACT_ROWS_PER_SORT, COMPACT_BYTES_PER_SORT), sorted by its
+ * lookup key, in row groups of 122,880 rows. Each row group's min/max statistics then cover a
+ * narrow range of subjects (or ad systems), so a query for one of them reads one or two row groups
+ * instead of most of them (docs/performance.md, "The next night and the reader's layout").
  *
  * The output is another staged file; the originals stay until the run's staging folder goes, so
  * a kill during compaction is redone from them (run-journal.ts, phase 'compact').
