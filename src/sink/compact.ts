@@ -1,8 +1,9 @@
 /**
  * The reader's layout, made at commit: a crawl writes rows in crawl order into many small parts
  * (one per table per checkpoint, plus side parts of big files); before the commit publishes them,
- * each table's staged parts are rewritten by DuckDB into one part per table (per range of its
- * first key, for a big table: COMPACT_ROWS_PER_SORT, COMPACT_BYTES_PER_SORT), sorted by its
+ * each table's staged parts (first concatenated to at most COMPACT_PARTS_PER_READ of them) are
+ * rewritten by DuckDB into one part per table (per range of its first key, for a big table:
+ * COMPACT_ROWS_PER_SORT, COMPACT_BYTES_PER_SORT), sorted by its
  * lookup key, in row groups of 122,880 rows. Each row group's min/max statistics then cover a
  * narrow range of subjects (or ad systems), so a query for one of them reads one or two row groups
  * instead of most of them (docs/performance.md, "The next night and the reader's layout").
@@ -10,7 +11,7 @@
  * The output is another staged file; the originals stay until the run's staging folder goes, so
  * a kill during compaction is redone from them (run-journal.ts, phase 'compact').
  */
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { tables, type TableName } from '../../schemas/tables.js';
 import type { StagedPart } from './writer-options.js';
@@ -86,20 +87,36 @@ export interface CompactOptions {
   rowsPerSort?: number;
   /** @default COMPACT_BYTES_PER_SORT */
   bytesPerSort?: number;
+  /** @default COMPACT_PARTS_PER_READ */
+  partsPerRead?: number;
 }
+
+/**
+ * Staged parts read at once. A 1M-site night stages its records in 153 parts, and DuckDB reading
+ * them all for each range of the sort peaked at 495 MB RSS under a 128MB limit; concatenated
+ * first (unsorted) into 10 parts of at most 16, the same sort peaked at 328 MB, and the two steps
+ * together took 108 s instead of 136 s (docs/performance.md). A table with more parts is
+ * concatenated in groups of this many until it has no more.
+ */
+export const COMPACT_PARTS_PER_READ = 16;
+
+/**
+ * The concatenations' row groups: at most COMPACT_ROW_GROUP_ROWS rows and this many bytes (as
+ * DuckDB holds them), as its Parquet writer holds one per thread. Concatenated in groups of
+ * 122,880 rows, the 1M-site night's fetches (about 170 bytes a row) could not then be sorted in
+ * 128MB; bounded at 16MB they could, and its records stayed in groups of about 65k rows
+ * (docs/performance.md).
+ */
+const CONCAT_ROW_GROUP_BYTES = '16MB';
 
 /**
  * Rewrites the staged parts of every table into one sorted part each (a table of more than
  * `rowsPerSort` rows: one per range of its first sort key, in key order); returns the new staged
  * parts (at least one per table, empty tables included). Deterministic names: a redo overwrites.
+ * A table that runs out of DuckDB memory is done again under twice the limit, which then holds for
+ * the tables after it; the tables done before it are kept.
  */
 export async function compactStaged(staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
-  return withMemoryRetry(o.memoryLimit ?? DEFAULT_COMMIT_MEMORY, (memoryLimit) => compactOnce(staged, o, memoryLimit), (next) =>
-    process.stderr.write(`adsnap: the compaction ran out of DuckDB memory; again with ${next} (ADSNAP_COMMIT_MEMORY sets the first limit)\n`),
-  );
-}
-
-async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, memoryLimit: string): Promise<StagedPart[]> {
   const byTable = new Map<TableName, StagedPart[]>();
   for (const p of staged) {
     let list = byTable.get(p.table);
@@ -108,9 +125,10 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, mem
   }
   // Loaded here, not at module load: a crawl process needs DuckDB only for this step.
   const { DuckDBInstance } = await import('@duckdb/node-api');
+  let limit = o.memoryLimit ?? DEFAULT_COMMIT_MEMORY;
   const instance = await DuckDBInstance.create(':memory:', {
     ...DUCKDB_BASE_CONFIG,
-    memory_limit: memoryLimit,
+    memory_limit: limit,
     threads: String(o.threads ?? 2),
     temp_directory: path.join(o.stagingDir, 'duckdb.tmp'),
     preserve_insertion_order: 'false',
@@ -119,29 +137,72 @@ async function compactOnce(staged: readonly StagedPart[], o: CompactOptions, mem
   const out: StagedPart[] = [];
   try {
     for (const [table, parts] of byTable) {
-      const files = sqlStringList(parts.map((p) => path.join(o.stagingDir, p.file)));
-      const from = `read_parquet(${files}, union_by_name = true)`;
-      // A table without a declared key is sorted by its first column.
-      const keys = (SORT_KEYS[table] ?? [tables[table].columns[0]!.name]).filter((k) => tables[table].columns.some((c) => c.name === k));
-      const kv = `{'adsnap.run_id': ${sqlString(o.runId)}, 'adsnap.table': ${sqlString(table)}, 'adsnap.snapshot_date': ${sqlString(o.snapshotDate)}, 'adsnap.layout': 'sorted'}`;
-      const ranges = await sortRanges(con, table, keys[0]!, from, await sortsNeeded(con, parts, files, o));
-      for (const [i, range] of ranges.entries()) {
-        const file = ranges.length === 1 ? `${table}-compact.parquet.staged` : `${table}-compact-${String(i).padStart(3, '0')}.parquet.staged`;
-        const dest = path.join(o.stagingDir, file);
-        const where = ranges.length === 1 ? '' : `WHERE ${inRangeSql(`"${keys[0]}"`, range, sqlString)}`;
-        const written = await con.runAndReadAll(
-          `COPY (SELECT * FROM ${from} ${where} ORDER BY ${keys.map((k) => `"${k}"`).join(', ')})
-           TO ${sqlString(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
-        );
-        const { size } = await stat(dest);
-        out.push({ table, file, rows: Number(written.getRows()[0]![0]), bytes: size });
-      }
+      const done = await withMemoryRetry(
+        limit,
+        async (l) => {
+          if (l !== limit) await con.run(`SET memory_limit = ${sqlString((limit = l))}`);
+          return compactTable(con, table, parts, o);
+        },
+        (next) => process.stderr.write(`adsnap: the compaction of ${table} ran out of DuckDB memory; again with ${next} (ADSNAP_COMMIT_MEMORY sets the first limit)\n`),
+      );
+      out.push(...done);
     }
   } finally {
     con.closeSync();
     instance.closeSync();
   }
   return out;
+}
+
+/** One table's staged parts, concatenated to at most `partsPerRead`, then sorted into one part or one per range. */
+async function compactTable(con: DuckDBConnection, table: TableName, staged: readonly StagedPart[], o: CompactOptions): Promise<StagedPart[]> {
+  const merged = await concatenated(con, table, staged, o);
+  const parts = merged.parts;
+  const files = sqlStringList(parts.map((p) => path.join(o.stagingDir, p.file)));
+  const from = `read_parquet(${files}, union_by_name = true)`;
+  // A table without a declared key is sorted by its first column.
+  const keys = (SORT_KEYS[table] ?? [tables[table].columns[0]!.name]).filter((k) => tables[table].columns.some((c) => c.name === k));
+  const kv = `{'adsnap.run_id': ${sqlString(o.runId)}, 'adsnap.table': ${sqlString(table)}, 'adsnap.snapshot_date': ${sqlString(o.snapshotDate)}, 'adsnap.layout': 'sorted'}`;
+  const ranges = await sortRanges(con, table, keys[0]!, from, await sortsNeeded(con, parts, files, o));
+  const out: StagedPart[] = [];
+  for (const [i, range] of ranges.entries()) {
+    const file = ranges.length === 1 ? `${table}-compact.parquet.staged` : `${table}-compact-${String(i).padStart(3, '0')}.parquet.staged`;
+    const dest = path.join(o.stagingDir, file);
+    const where = ranges.length === 1 ? '' : `WHERE ${inRangeSql(`"${keys[0]}"`, range, sqlString)}`;
+    const written = await con.runAndReadAll(
+      `COPY (SELECT * FROM ${from} ${where} ORDER BY ${keys.map((k) => `"${k}"`).join(', ')})
+       TO ${sqlString(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
+    );
+    const { size } = await stat(dest);
+    out.push({ table, file, rows: Number(written.getRows()[0]![0]), bytes: size });
+  }
+  // The concatenations are the compaction's own: the staged parts they came from stay for a redo.
+  await Promise.all(merged.own.map((p) => rm(path.join(o.stagingDir, p.file), { force: true })));
+  return out;
+}
+
+/**
+ * The staged parts of a table in at most `partsPerRead` parts: groups of that many concatenated
+ * into one (in no order: the sort orders them), again while there are more. `own` are the parts
+ * written here.
+ */
+async function concatenated(con: DuckDBConnection, table: TableName, staged: readonly StagedPart[], o: CompactOptions): Promise<{ parts: StagedPart[]; own: StagedPart[] }> {
+  const fanIn = Math.max(2, o.partsPerRead ?? COMPACT_PARTS_PER_READ);
+  let parts = [...staged];
+  const own: StagedPart[] = [];
+  for (let round = 0; parts.length > fanIn; round++) {
+    const next: StagedPart[] = [];
+    for (let i = 0; i < parts.length; i += fanIn) {
+      const group = parts.slice(i, i + fanIn);
+      const file = `${table}-concat-${round}-${String(next.length).padStart(4, '0')}.parquet.staged`;
+      const files = sqlStringList(group.map((p) => path.join(o.stagingDir, p.file)));
+      await con.run(`COPY (SELECT * FROM read_parquet(${files}, union_by_name = true)) TO ${sqlString(path.join(o.stagingDir, file))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, ROW_GROUP_SIZE_BYTES '${CONCAT_ROW_GROUP_BYTES}')`);
+      next.push({ table, file, rows: group.reduce((n, p) => n + p.rows, 0), bytes: 0 });
+    }
+    parts = next;
+    own.push(...next);
+  }
+  return { parts, own };
 }
 
 /**
