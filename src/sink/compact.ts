@@ -57,6 +57,15 @@ export const DEFAULT_COMMIT_MEMORY = '128MB';
 export const COMPACT_ROW_GROUP_ROWS = 122_880;
 
 /**
+ * And at most this many bytes (as DuckDB holds them) per row group: its Parquet writer holds one
+ * per thread, outside its memory limit. The 1M-site night's staged fetches (about 170 bytes a row)
+ * copied in groups of 122,880 rows peaked at 321 MB RSS, in groups of at most 16MB (32,518 rows)
+ * at 255 MB, and five times faster; its records (71 M rows) kept groups of 122,880 rows
+ * (docs/performance.md).
+ */
+export const COMPACT_ROW_GROUP_BYTES = '16MB';
+
+/**
  * Rows sorted at once: a table with more is sorted one range of its first sort key at a time,
  * into a part per range (the parts in key order, so the night is still sorted). A whole 1M-site
  * night's 71 M records, in the 153 parts its crawl staged them in, did not fit 128MB in ranges of
@@ -100,14 +109,6 @@ export interface CompactOptions {
  */
 export const COMPACT_PARTS_PER_READ = 16;
 
-/**
- * The concatenations' row groups: at most COMPACT_ROW_GROUP_ROWS rows and this many bytes (as
- * DuckDB holds them), as its Parquet writer holds one per thread. Concatenated in groups of
- * 122,880 rows, the 1M-site night's fetches (about 170 bytes a row) could not then be sorted in
- * 128MB; bounded at 16MB they could, and its records stayed in groups of about 65k rows
- * (docs/performance.md).
- */
-const CONCAT_ROW_GROUP_BYTES = '16MB';
 
 /**
  * Rewrites the staged parts of every table into one sorted part each (a table of more than
@@ -171,7 +172,7 @@ async function compactTable(con: DuckDBConnection, table: TableName, staged: rea
     const where = ranges.length === 1 ? '' : `WHERE ${inRangeSql(`"${keys[0]}"`, range, sqlString)}`;
     const written = await con.runAndReadAll(
       `COPY (SELECT * FROM ${from} ${where} ORDER BY ${keys.map((k) => `"${k}"`).join(', ')})
-       TO ${sqlString(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
+       TO ${sqlString(dest)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, ROW_GROUP_SIZE_BYTES '${COMPACT_ROW_GROUP_BYTES}', KV_METADATA ${kv})`,
     );
     const { size } = await stat(dest);
     out.push({ table, file, rows: Number(written.getRows()[0]![0]), bytes: size });
@@ -196,7 +197,7 @@ async function concatenated(con: DuckDBConnection, table: TableName, staged: rea
       const group = parts.slice(i, i + fanIn);
       const file = `${table}-concat-${round}-${String(next.length).padStart(4, '0')}.parquet.staged`;
       const files = sqlStringList(group.map((p) => path.join(o.stagingDir, p.file)));
-      await con.run(`COPY (SELECT * FROM read_parquet(${files}, union_by_name = true)) TO ${sqlString(path.join(o.stagingDir, file))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, ROW_GROUP_SIZE_BYTES '${CONCAT_ROW_GROUP_BYTES}')`);
+      await con.run(`COPY (SELECT * FROM read_parquet(${files}, union_by_name = true)) TO ${sqlString(path.join(o.stagingDir, file))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${COMPACT_ROW_GROUP_ROWS}, ROW_GROUP_SIZE_BYTES '${COMPACT_ROW_GROUP_BYTES}')`);
       next.push({ table, file, rows: group.reduce((n, p) => n + p.rows, 0), bytes: 0 });
     }
     parts = next;
