@@ -36,7 +36,7 @@ import path from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Agent, request } from 'undici';
-import { repoRoot, rssOf } from './corpus.js';
+import { repoRoot, treeRssOf } from './corpus.js';
 import { spawnSimweb } from './simweb-child.js';
 
 const SIZES = (process.env.ADSNAP_BENCH_DOMAINS ?? '100000').split(',').map(Number);
@@ -115,7 +115,7 @@ async function crawlOnce(web: Web, out: string, extra: readonly string[] = []) {
   child.stderr!.on('data', (d) => (stderr += d));
   const samples: number[] = [];
   const sampler = setInterval(() => {
-    const mb = rssOf(child.pid!);
+    const mb = treeRssOf(child.pid!);
     if (mb !== null) samples.push(mb);
   }, 1000);
   const code = await new Promise<number | null>((r) => child.on('exit', r));

@@ -25,7 +25,7 @@ import { readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { repoRoot, rssOf } from './corpus.js';
+import { repoRoot, treeRssOf } from './corpus.js';
 
 const SIZE = Number(process.env.ADSNAP_BENCH_DOMAINS ?? 100_000);
 /** The other runs (same web, smaller list unless ADSNAP_BENCH_OTHER_DOMAINS says otherwise). */
@@ -99,7 +99,7 @@ async function crawlOnce(web: Web, list: string, out: string, extra: string[]) {
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   let peak = 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(child.pid!) ?? 0)), 1000);
+  const sampler = setInterval(() => (peak = Math.max(peak, treeRssOf(child.pid!) ?? 0)), 1000);
   const code = await new Promise<number | null>((r) => child.on('exit', r));
   clearInterval(sampler);
   const wallS = (performance.now() - t0) / 1000;

@@ -21,7 +21,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { repoRoot } from './corpus.js';
+import { repoRoot, treeRssOf } from './corpus.js';
 import { spawnSimweb } from './simweb-child.js';
 
 const BIG_SELLERS = Number(process.env.ADSNAP_BENCH_BIG_SELLERS ?? 1_200_000);
@@ -103,14 +103,6 @@ async function startWeb(fixtures: string): Promise<{ child: ChildProcess; args: 
   return spawnSimweb(['--hosts', '0', '--no-hostile', '--fixtures', fixtures]);
 }
 
-function rssOf(pid: number): number | null {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
 
 interface SellersFetches {
   first: number;
@@ -154,7 +146,7 @@ export async function runSellersCrawl(tmp: string): Promise<void> {
     child.stderr!.on('data', (d) => (stderr += d));
     const samples: { at: number; mb: number }[] = [];
     const sampler = setInterval(() => {
-      const mb = rssOf(child.pid!);
+      const mb = treeRssOf(child.pid!);
       if (mb !== null) samples.push({ at: Date.now(), mb });
     }, 100);
     const code = await new Promise<number | null>((r) => child.on('exit', r));

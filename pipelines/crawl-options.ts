@@ -140,6 +140,13 @@ export interface CrawlOptions {
    * reader's layout; src/sink/compact.ts). @default true
    */
   compact?: boolean;
+  /**
+   * Stop once the crawl is sealed (its parts staged, its checkpoint in phase 'compact'), without
+   * the commit: the next crawl() of the same run commits it. `adsnap crawl` crawls so in a child
+   * process and commits in its own, so that the crawl's memory is gone before the commit's DuckDB
+   * (src/cli/crawl-process.ts). The result's `sealedOnly` is true then. @default false
+   */
+  untilSealed?: boolean;
 }
 
 export interface CrawlResult {
@@ -155,6 +162,8 @@ export interface CrawlResult {
   alreadyComplete: boolean;
   /** This attempt went on from an earlier attempt's checkpoint. */
   resumed: boolean;
+  /** `untilSealed`: the crawl is sealed and not committed (`manifestPath` is empty, `tables` too). */
+  sealedOnly?: boolean;
 }
 
 /** Upper bounds of the numeric options (a typo must not become 10 million sockets). */

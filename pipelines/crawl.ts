@@ -17,7 +17,7 @@ import { sellersIdentity } from './sellers-rounds.js';
 import { EmptyListError, validateCrawlOptions, type CrawlOptions, type CrawlResult } from './crawl-options.js';
 import { alreadyComplete, checkSameInputs, readInputs, type RunInputs } from './run-inputs.js';
 import { checkListsHaveEntries } from './list-check.js';
-import { compactAndCommit, finishCommit } from './run-commit.js';
+import { compactAndCommit, finishCommit, sealedOnly } from './run-commit.js';
 import { CrawlRun } from './crawl-run.js';
 import { runPlan } from './crawl-plan.js';
 
@@ -64,6 +64,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     if (saved && inCommit(saved)) {
       if (saved.stats) stats.restore(saved.stats);
       stats.enter(saved.phase);
+      if (saved.phase === 'compact' && options.untilSealed) return sealedOnly(saved, stats, true);
       return saved.phase === 'compact' ? await compactAndCommit(options, journal, lock, saved, stats, true) : await finishCommit(options, journal, lock, saved, stats, true);
     }
     return await runPlan(await CrawlRun.open(options, { runId, snapshotDate, shard, stage, stats, journal, lock, inputs }));

@@ -79,7 +79,7 @@ export async function finishCommit(options: CrawlOptions, journal: RunJournal, l
     ...manifest,
     attempts: state.attempt,
     counts: stats.snapshot(),
-    resources: resourceFigures(),
+    resources: resourceFigures(manifest),
     tables,
     finished_at: new Date().toISOString(),
   });
@@ -122,8 +122,31 @@ export function commitPause(options: Pick<CrawlOptions, 'commitPause'>): (step: 
 }
 
 /** CPU and peak memory of this process (worker threads included): the figures capacity planning needs. */
-function resourceFigures() {
+export function processResources(): ProcessResources {
   const ru = process.resourceUsage();
   return { cpu_user_s: ru.userCPUTime / 1e6, cpu_system_s: ru.systemCPUTime / 1e6, max_rss_mb: Math.round(ru.maxRSS / 1024) };
+}
+
+interface ProcessResources {
+  cpu_user_s: number;
+  cpu_system_s: number;
+  max_rss_mb: number;
+}
+
+/**
+ * The run's CPU and peak memory: this process's, and when the crawl ran in a process of its own
+ * (`untilSealed`, the manifest's `crawl_process`), the CPU of both and the larger peak.
+ */
+function resourceFigures(manifest: RunManifest): ProcessResources {
+  const own = processResources();
+  const crawl = manifest.crawl_process as ProcessResources | undefined;
+  if (!crawl) return own;
+  return { cpu_user_s: own.cpu_user_s + crawl.cpu_user_s, cpu_system_s: own.cpu_system_s + crawl.cpu_system_s, max_rss_mb: Math.max(own.max_rss_mb, crawl.max_rss_mb) };
+}
+
+/** What crawl() returns for a run stopped once sealed (`untilSealed`): nothing committed yet. */
+export function sealedOnly(state: CommitState, stats: RunStats, resumed: boolean): CrawlResult {
+  const m = state.manifest;
+  return { runId: m.run_id, snapshotDate: m.snapshot_date, manifestPath: '', stats, list: m.list ?? null, appList: m.app_list ?? null, tables: {}, alreadyComplete: false, resumed, sealedOnly: true };
 }
 

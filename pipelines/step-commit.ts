@@ -10,7 +10,7 @@ import type { PendingApps } from './pending-apps.js';
 import type { RunJournal } from './run-journal.js';
 import type { RunManifest, RunState } from './run-state.js';
 import type { RunStats } from './run-stats.js';
-import { compactAndCommit } from './run-commit.js';
+import { compactAndCommit, processResources, sealedOnly } from './run-commit.js';
 
 /** What the commit reads and writes of the run. */
 export interface CommitSlice {
@@ -39,11 +39,14 @@ export async function commitCrawl(s: CommitSlice): Promise<CrawlResult> {
   state.shardReport = s.shardReport;
   state.phase = 'compact';
   state.commit = null;
-  const sealed = Object.assign(state, { manifest: s.manifest });
+  // A commit in another process adds this one's CPU and peak memory to the manifest's (run-commit.ts).
+  const manifest = s.options.untilSealed ? { ...s.manifest, crawl_process: processResources() } : s.manifest;
+  const sealed = Object.assign(state, { manifest });
   await s.lock.assertHeld();
   await s.journal.save(sealed);
   // Nothing is fetched or looked up any more: the connections, the DNS cache and the previous
   // snapshot's index go before the compaction, whose DuckDB sets the process's peak memory.
   await s.closeInputs();
+  if (s.options.untilSealed) return sealedOnly(sealed, stats, s.resumed);
   return await compactAndCommit(s.options, s.journal, s.lock, sealed, stats, s.resumed);
 }

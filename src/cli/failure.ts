@@ -25,6 +25,11 @@ export function takeDebugFlag(argv: readonly string[], env: NodeJS.ProcessEnv = 
 }
 
 /** The text to print of an error (made visible by the caller, text/visible.ts). */
+/** Whether `--debug` or ADSNAP_DEBUG=1 was given (a child process of the command is given it too). */
+export function debugging(): boolean {
+  return debug;
+}
+
 export function failureText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (debug) return traceOf(err);

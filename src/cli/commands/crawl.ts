@@ -11,6 +11,7 @@ import { EXIT, exitStatusOf } from '../exit-codes.js';
 import { failureText } from '../failure.js';
 import { UsageError } from '../usage-error.js';
 import { oneDuckDbArena } from '../../util/duckdb-size.js';
+import { asCrawlChild, crawlInChild, crawlProcess } from '../crawl-process.js';
 
 /**
  * Memory: a crawl's live heap is small (25–40 MB) but it allocates fast (TLS certificate checks,
@@ -48,8 +49,18 @@ export const command: Command = {
       return ended(err);
     }
     const { options, progress: show, notice } = flags;
-    if (notice) process.stderr.write(`${notice}\n`);
-    tuneHeapForCrawling();
+    const role = crawlProcess(options);
+    if (notice && role !== 'child') process.stderr.write(`${notice}\n`);
+    let resumedCrawl: boolean | null = null;
+    if (role === 'parent') {
+      // The crawl in a child process; this one, which has crawled nothing, commits (crawl-process.ts).
+      const crawled = await crawlInChild(argv);
+      if (!crawled.sealed) return crawled.status;
+      resumedCrawl = crawled.resumed;
+    } else {
+      tuneHeapForCrawling();
+    }
+    const child = role === 'child' ? asCrawlChild() : null;
     const controller = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {
       process.stderr.write(`\nadsnap crawl: ${sig}: stopping; no partial snapshot will be left\n`);
@@ -61,8 +72,10 @@ export const command: Command = {
     const stats = new RunStats();
     const progress = startProgress(stats, { mode: show.mode, intervalMs: show.mode === 'json' ? show.intervalMs : undefined });
     try {
-      const result = await crawl({ ...options, signal: controller.signal, stats });
+      const result = await crawl({ ...options, signal: controller.signal, stats, untilSealed: child !== null });
       progress.stop();
+      if (await child?.sealed(result)) return EXIT.done;
+      if (resumedCrawl !== null) result.resumed = resumedCrawl;
       process.stdout.write(summaryLines(result, options.outDir).join('\n') + '\n');
       if (!result.alreadyComplete) reportMalformed(result);
       return EXIT.done;
