@@ -3,7 +3,9 @@
  * below the CLI reads `process.env`. Each is a tuning knob or a test drill, not a flag:
  * - `ADSNAP_ROW_GROUP_ROWS`: rows per Parquet row group (the writer's memory; docs/reference/parquet.md);
  * - `ADSNAP_COMMIT_MEMORY`: DuckDB's memory limit for the commit (src/sink/compact.ts);
- * - `ADSNAP_COMMIT_STEP_DELAY_MS`, `ADSNAP_COMMIT_PAUSE_STEPS`: kill-during-commit drills (pipelines/run-commit.ts).
+ * - `ADSNAP_COMMIT_STEP_DELAY_MS`, `ADSNAP_COMMIT_PAUSE_STEPS`: kill-during-commit drills (pipelines/run-commit.ts);
+ * - `ADSNAP_COMMIT_PROCESS=same`: crawl and commit in one process; read by crawl-process.ts, with
+ *   `ADSNAP_CRAWL_CHILD`, which that module sets for the crawling child.
  * A bad value is a UsageError naming the variable (exit 2), before anything is created.
  */
 import type { CrawlOptions } from '../../pipelines/crawl-options.js';

@@ -127,6 +127,12 @@ taken over at once, when its heartbeat is older than --lock-stale (default ${RUN
 machine, when the process that wrote it is gone (a pid now owned by another process, a container
 restarted as pid 1, a SIGKILLed holder still being torn down, never count).
 
+Processes: the crawl runs in a child process (its pid is the one the run lock names), which exits
+once the run is sealed; this process then commits it, so that the memory the crawl used is gone
+before the commit's DuckDB starts. SIGTERM and SIGINT are passed to the child; if this process
+dies (SIGKILL), the child is killed at once. A list read from stdin, or ADSNAP_COMMIT_PROCESS=same,
+keeps both in one process.
+
 Malformed list lines are skipped; the first few are printed on stderr with their line number and
 reason, and the manifest keeps the first 20 (list.malformedSamples) and the count by reason.
 
