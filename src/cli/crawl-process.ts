@@ -30,6 +30,16 @@ import { debugging } from './failure.js';
 /** Set in the child's environment: crawl until sealed, then tell the parent. */
 const CHILD_ENV = 'ADSNAP_CRAWL_CHILD';
 
+/**
+ * And what this process resolved that the child must not resolve again: the snapshot date (a
+ * crawl that runs past midnight is still the night it started, and its run id, which this process
+ * finds the run by, is made from it), and a named list's provenance (the child finds the list in
+ * the cache this process filled, but the run downloaded it).
+ */
+const HANDED_ENV = 'ADSNAP_CRAWL_CHILD_OPTIONS';
+
+type Handed = Pick<CrawlOptions, 'snapshotDate' | 'namedList'>;
+
 /** What the child tells this process when it stops sealed. */
 interface SealedMessage {
   sealed: true;
@@ -46,11 +56,12 @@ export function crawlProcess(options: Pick<CrawlOptions, 'domains' | 'apps'>, en
 }
 
 /** The child's side: dies with its parent; says it stopped sealed (or not) and whether its crawl resumed. */
-export function asCrawlChild(): { sealed(result: CrawlResult): Promise<boolean> } {
+export function asCrawlChild(): { handed: Handed; sealed(result: CrawlResult): Promise<boolean> } {
   process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
   // The channel does not keep the child alive: it exits when its work is done, as a crawl does.
   process.channel?.unref();
   return {
+    handed: JSON.parse(process.env[HANDED_ENV] ?? '{}') as Handed,
     async sealed(result) {
       if (!result.sealedOnly) return false;
       const message: SealedMessage = { sealed: true, resumed: result.resumed };
@@ -61,13 +72,15 @@ export function asCrawlChild(): { sealed(result: CrawlResult): Promise<boolean> 
 }
 
 /**
- * The parent's side: runs `adsnap crawl argv` as the child and waits for it. `sealed` when it
- * stopped sealed (then this process commits), else the exit status to end with.
+ * The parent's side: runs `adsnap crawl argv` as the child, with what `options` resolved, and
+ * waits for it. `sealed` when it stopped sealed (then this process commits), else the exit status
+ * to end with.
  */
-export async function crawlInChild(argv: readonly string[]): Promise<{ sealed: true; resumed: boolean } | { sealed: false; status: number }> {
+export async function crawlInChild(argv: readonly string[], options: CrawlOptions): Promise<{ sealed: true; resumed: boolean } | { sealed: false; status: number }> {
   const bin = path.join(packageRoot(), 'bin', 'adsnap.js');
+  const handed: Handed = { snapshotDate: options.snapshotDate, ...(options.namedList ? { namedList: options.namedList } : {}) };
   const child = fork(bin, [...(debugging() ? ['--debug'] : []), 'crawl', ...argv], {
-    env: { ...process.env, [CHILD_ENV]: '1' },
+    env: { ...process.env, [CHILD_ENV]: '1', [HANDED_ENV]: JSON.stringify(handed) },
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     detached: true,
   });

@@ -54,7 +54,8 @@ export const command: Command = {
     let resumedCrawl: boolean | null = null;
     if (role === 'parent') {
       // The crawl in a child process; this one, which has crawled nothing, commits (crawl-process.ts).
-      const crawled = await crawlInChild(argv);
+      options.snapshotDate ??= new Date().toISOString().slice(0, 10);
+      const crawled = await crawlInChild(argv, options);
       if (!crawled.sealed) return crawled.status;
       resumedCrawl = crawled.resumed;
     } else {
@@ -72,7 +73,7 @@ export const command: Command = {
     const stats = new RunStats();
     const progress = startProgress(stats, { mode: show.mode, intervalMs: show.mode === 'json' ? show.intervalMs : undefined });
     try {
-      const result = await crawl({ ...options, signal: controller.signal, stats, untilSealed: child !== null });
+      const result = await crawl({ ...options, ...child?.handed, signal: controller.signal, stats, untilSealed: child !== null });
       progress.stop();
       if (await child?.sealed(result)) return EXIT.done;
       if (resumedCrawl !== null) result.resumed = resumedCrawl;
