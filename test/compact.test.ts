@@ -1,4 +1,5 @@
 import { DuckDBInstance } from '@duckdb/node-api';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compactStaged } from '../src/sink/compact.js';
@@ -104,5 +105,17 @@ describe('the compaction sorts a big table one range of its first key at a time'
     expect([back.lost, back.added]).toEqual([0, 0]);
     const keys = back.parts.flatMap((p) => p.keys);
     expect(keys).toEqual([...keys].sort());
+  });
+  it('a table of more parts than partsPerRead is concatenated first (in rounds), every row kept once, in order; the concatenations go', async () => {
+    const dir = tempDir();
+    const staged = await stage(dir, 'ads_records', 7, 30, (p) =>
+      `SELECT 's' || lpad(((i * 11 + ${p}) % 40)::VARCHAR, 2, '0') AS subject, 'ads.txt' AS file_kind, ${p} * 100 + i AS line_no FROM range(30) t(i)`);
+    const out = await compactStaged(staged, { stagingDir: dir, runId: 'r', snapshotDate: '2026-11-29', rowsPerSort: 100, partsPerRead: 2 });
+    expect(out.reduce((n, p) => n + p.rows, 0)).toBe(210);
+    const back = await readBack(dir, staged, out, `[subject, line_no::VARCHAR]`);
+    expect([back.lost, back.added]).toEqual([0, 0]);
+    const keys = back.parts.flatMap((p) => p.keys.map((k) => JSON.parse(k) as [string, string]));
+    expect(keys).toEqual([...keys].sort((a, b) => (a[0] !== b[0] ? (a[0] < b[0] ? -1 : 1) : Number(a[1]) - Number(b[1]))));
+    expect(readdirSync(dir).filter((f) => f.includes('concat'))).toEqual([]);
   });
 });

@@ -102,13 +102,12 @@ export interface CompactOptions {
 
 /**
  * Staged parts read at once. A 1M-site night stages its records in 153 parts, and DuckDB reading
- * them all for each range of the sort peaked at 495 MB RSS under a 128MB limit; concatenated
- * first (unsorted) into 10 parts of at most 16, the same sort peaked at 328 MB, and the two steps
- * together took 108 s instead of 136 s (docs/performance.md). A table with more parts is
- * concatenated in groups of this many until it has no more.
+ * them all for each range of the sort peaked at 495 MB RSS under a 128MB limit, in 136 s;
+ * concatenated first (unsorted) into 10 parts of at most 16, the two steps peaked at 405–422 MB
+ * in 108–112 s (docs/performance.md). A table with more parts is concatenated in groups of this
+ * many until it has no more.
  */
 export const COMPACT_PARTS_PER_READ = 16;
-
 
 /**
  * Rewrites the staged parts of every table into one sorted part each (a table of more than
