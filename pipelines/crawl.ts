@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import { today } from '../src/util/calendar-date.js';
 import { sweepTemporaryParts } from '../src/sink/index.js';
 import { fingerprintFile } from '../src/sources/fingerprint.js';
 import { RunLock, RunLockedError } from '../src/store/run-lock.js';
@@ -27,7 +28,7 @@ export { RunInputChangedError } from './run-inputs.js';
 
 export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   validateCrawlOptions(options);
-  const snapshotDate = options.snapshotDate ?? new Date().toISOString().slice(0, 10);
+  const snapshotDate = options.snapshotDate ?? today();
   const shard = options.shard ?? null;
   const stage: Stage | 'all' = shard ? (options.stage ?? 'targets') : 'all';
   const runId = options.runId ?? deriveRunId(snapshotDate, runIdentity(options, stage));

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { processState } from '../src/store/process-identity.js';
 import { repoRoot } from './helpers/corpus.js';
 import { finished, runCli, spawnCli } from './helpers/run-cli.js';
 import { useTempDirs } from './helpers/tmp.js';
@@ -34,14 +35,9 @@ function manifestOf(out: string): { resources: Resources; crawl_process?: Resour
   return JSON.parse(readFileSync(path.join(out, '_runs', runs[0]!), 'utf8'));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
+/** Alive as the run lock judges a holder (a process being torn down is not). */
+async function alive(pid: number): Promise<boolean> {
+  return (await processState(pid)).kind === 'running';
 }
 
 describe('adsnap crawl: the crawl in a child process, the commit in its own', () => {
@@ -93,8 +89,8 @@ describe('adsnap crawl: the crawl in a child process, the commit in its own', ()
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
-    for (let i = 0; i < 100 && alive(holder); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(alive(holder)).toBe(false);
+    for (let i = 0; i < 100 && (await alive(holder)); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await alive(holder)).toBe(false);
     await closed;
     const again = await runCli(args);
     expect(again.code, again.stderr).toBe(0);

@@ -9,7 +9,7 @@ import type { Stage } from '../../pipelines/shard-exchange.js';
 import { formatDnsServer, parseAllowCidr, parseConnectTo, parseDnsServer, type FetchOptions } from '../fetch/index.js';
 import { isRobotsSemantics } from '../parse/robots/index.js';
 import { loadAgentsCatalogue, type AgentsCatalogue } from '../resolve/agents-catalogue.js';
-import { isCalendarDate } from '../util/calendar-date.js';
+import { isCalendarDate, today } from '../util/calendar-date.js';
 import { parseShard, type Shard } from '../util/shard.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { KNOB_FLAGS, resolveKnobs, type Knobs } from './crawl-knobs.js';
@@ -84,8 +84,10 @@ export async function readCrawlFlags(argv: string[]): Promise<CrawlInvocation> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const outDir = checkLists(values);
   await checkOutDir(outDir);
-  const snapshotDate = values['snapshot-date'];
-  if (snapshotDate !== undefined && !isCalendarDate(snapshotDate)) throw new UsageError(`--snapshot-date must be YYYY-MM-DD, got ${JSON.stringify(snapshotDate)}`);
+  const givenDate = values['snapshot-date'];
+  if (givenDate !== undefined && !isCalendarDate(givenDate)) throw new UsageError(`--snapshot-date must be YYYY-MM-DD, got ${JSON.stringify(givenDate)}`);
+  // Fixed here, once: the named list's day and the run's date are the same (crawl-process.ts hands it to the crawling child).
+  const snapshotDate = givenDate ?? today();
   const robots = robotsFlags(values);
   const progressMode = progressFlag(values.progress);
   const fetch = await fetchFlags(values);
@@ -144,10 +146,9 @@ function listLimit(limit: string | undefined, top: string | undefined): number |
 }
 
 /** `--domains PROVIDER:SELECTOR` resolved to a file of the list cache, with what the manifest and stderr say of it. */
-async function namedDomains(values: Values, knobs: Knobs, outDir: string, snapshotDate: string | undefined): Promise<{ domains: string | null; options: Pick<CrawlOptions, 'domainsSource' | 'namedList'>; notice: string | null }> {
+async function namedDomains(values: Values, knobs: Knobs, outDir: string, snapshotDate: string): Promise<{ domains: string | null; options: Pick<CrawlOptions, 'domainsSource' | 'namedList'>; notice: string | null }> {
   if (!values.domains || !isNamedList(values.domains)) return { domains: values.domains ?? null, options: {}, notice: null };
-  const day = snapshotDate ?? new Date().toISOString().slice(0, 10);
-  const named = await resolveDomainsList(values.domains, knobs.lists, { outDir, day, userAgent: values['user-agent'] ?? knobs.fetch.userAgent ?? defaultUserAgent });
+  const named = await resolveDomainsList(values.domains, knobs.lists, { outDir, day: snapshotDate, userAgent: values['user-agent'] ?? knobs.fetch.userAgent ?? defaultUserAgent });
   return {
     domains: named.file,
     options: { domainsSource: named.sourceName, namedList: { ...named.record, from_cache: named.fromCache, offline: named.offline } },

@@ -54,7 +54,6 @@ export const command: Command = {
     let resumedCrawl: boolean | null = null;
     if (role === 'parent') {
       // The crawl in a child process; this one, which has crawled nothing, commits (crawl-process.ts).
-      options.snapshotDate ??= new Date().toISOString().slice(0, 10);
       const crawled = await crawlInChild(argv, options);
       if (!crawled.sealed) return crawled.status;
       resumedCrawl = crawled.resumed;
