@@ -139,7 +139,7 @@ interface ProcessResources {
  */
 function resourceFigures(manifest: RunManifest): ProcessResources {
   const own = processResources();
-  const crawl = manifest.crawl_process as ProcessResources | undefined;
+  const crawl = manifest.crawl_process;
   if (!crawl) return own;
   return { cpu_user_s: own.cpu_user_s + crawl.cpu_user_s, cpu_system_s: own.cpu_system_s + crawl.cpu_system_s, max_rss_mb: Math.max(own.max_rss_mb, crawl.max_rss_mb) };
 }

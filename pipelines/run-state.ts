@@ -129,6 +129,8 @@ const manifestShape = object({
   app_list: optional(nullable(appListStats)),
   /** A sharded run's shard and stage (absent in a checkpoint written before the field was checked). */
   shard: optional(nullable(object({ index: count, count, stage: oneOf(['all', ...STAGES] as const) }))),
+  /** The crawling process's CPU and peak memory, when the commit runs in another (src/cli/crawl-process.ts). */
+  crawl_process: optional(object({ cpu_user_s: num, cpu_system_s: num, max_rss_mb: num })),
 });
 export type RunManifest = ShapeOf<typeof manifestShape> & Record<string, unknown>;
 
