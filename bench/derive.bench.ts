@@ -7,7 +7,8 @@
  *   ADSNAP_BENCH_NIGHT_DIR=ROOT npm run bench -- derive     (ROOT: a snapshot root; its latest night)
  *
  * ROOT can be the night `npm run bench -- realweb` keeps (ADSNAP_BENCH_KEEP=1). ADSNAP_BENCH_RUNS
- * runs (default 2); ADSNAP_COMMIT_MEMORY the first limit, as for the crawl.
+ * runs (default 2); ADSNAP_COMMIT_MEMORY the first limit, as for the crawl; ADSNAP_DERIVE_TIMING=1
+ * prints each table's time.
  */
 import { spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -60,8 +61,8 @@ export async function run(): Promise<void> {
     try {
       const copy = path.join(tmp, 'root');
       linkTree(root, copy);
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, path.join(repoRoot, 'dist', 'src', 'report', 'derived.js'), copy, night, limit, String(COMMIT_DERIVE_DOUBLINGS)], { encoding: 'utf8', env });
-      if (child.status !== 0) throw new Error(`derivation failed: ${child.stderr}`);
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, path.join(repoRoot, 'dist', 'src', 'report', 'derived.js'), copy, night, limit, String(COMMIT_DERIVE_DOUBLINGS)], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'inherit'] });
+      if (child.status !== 0) throw new Error(`derivation failed (exit ${child.status}; its stderr is above)`);
       const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { s: number; retries: string[]; rssMb: number };
       console.log(`| ${i} | ${r.s.toFixed(1)} | ${[limit, ...r.retries].join(' → ')} | ${r.rssMb} MB |`);
     } finally {

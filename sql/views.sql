@@ -1275,6 +1275,20 @@ SELECT CAST(night AS DATE) AS snapshot_date, kind, target, subject AS file_host,
 FROM (SELECT *, adsnap_auth_reason(kind, true, true, file_valid, true, ad_system_domain IS NOT NULL AND seller_id IS NOT NULL AND relationship IS NOT NULL,
                                    NULL, false, false, false) AS reason FROM own);
 
+-- The records of the night's declared partners' ads.txt, one row per record (a pair's records are
+-- grouped where the pairs are, adsnap_authorization_asked's `matched`: grouped here too, they ran
+-- out of the commit's 128MB at 1M sites); and whether each declared partner's ads.txt is valid,
+-- as adsnap_auth_files. Inputs of adsnap_authorization_asked that do not depend on its range of
+-- subjects (a partner's file can be anywhere): the derivation computes them once per night for
+-- all its ranges (RangedTable.shared, src/sql/derived.ts), where each range read every record of
+-- the night again.
+CREATE OR REPLACE MACRO adsnap_auth_partner_records(night) AS TABLE
+SELECT subject, ad_system_domain, seller_account_id AS seller_id, relationship
+FROM ads_records WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt' AND subject IN (SELECT partner FROM adsnap_auth_partners(night));
+CREATE OR REPLACE MACRO adsnap_auth_partner_files(night) AS TABLE
+SELECT subject, coalesce(bool_or(valid), false) AS valid FROM files
+WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt' AND subject IN (SELECT partner FROM adsnap_auth_partners(night)) GROUP BY subject;
+
 -- The second part of authorization_at: the pairs asked of a file that did not name them, for the
 -- subjects in [lo, hi) (the file's host; for a sellers.json entry that names no listed site, the
 -- host it names). Each step reads what its pairs need, not the night's every file and record: at
@@ -1290,18 +1304,12 @@ sellers_named AS (
   WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt'
     AND subject IN (SELECT domain_host FROM sellers_named UNION SELECT parent_host FROM sellers_named)
 ), partner_records AS (
-  -- The records of the declared partners' ads.txt, one row per (partner, ad system, seller id), as adsnap_auth_records.
-  SELECT subject, ad_system_domain, seller_account_id AS seller_id,
-         adsnap_pair_relationship(relationship) AS relationship
-  FROM ads_records WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt' AND subject IN (SELECT partner FROM p)
-  GROUP BY subject, ad_system_domain, seller_account_id
+  SELECT * FROM adsnap_auth_partner_records(night)
 ), partner_files AS (
-  -- Whether each declared partner's ads.txt is valid, as adsnap_auth_files.
-  SELECT subject, coalesce(bool_or(valid), false) AS valid FROM files
-  WHERE snapshot_date = CAST(night AS DATE) AND file_kind = 'ads.txt' AND subject IN (SELECT partner FROM p) GROUP BY subject
+  SELECT * FROM adsnap_auth_partner_files(night)
 ), asked AS (
   -- A partner's pair is a record of the partner's ads.txt by construction: its relationship is
-  -- carried (exact), and the partner's records are not looked up again.
+  -- carried (exact; DIRECT wins, grouped in `matched`), and the partner's records are not looked up again.
   SELECT CASE WHEN p.file_kind = 'app-ads.txt' THEN 'app' ELSE 'site' END AS kind, coalesce(a.store_url, p.subject) AS target, p.subject,
          p.file_kind, r.ad_system_domain, r.seller_id, p.partner, 'partner ads.txt' AS named_by, r.relationship AS partner_relationship
   FROM p JOIN partner_records r ON r.subject = p.partner
@@ -1324,14 +1332,15 @@ sellers_named AS (
   -- night's records to the pairs: whether any is there (found), and the relationship of those
   -- with the id as written (exact) and of them all (case-folded); a DIRECT record wins. A pair
   -- asked twice is one row here, as it is one row of the output.
-  SELECT a.kind, a.target, a.subject, a.file_kind, a.ad_system_domain, a.seller_id, a.partner, a.named_by, a.partner_relationship, a.file_valid, a.partner_valid,
+  SELECT a.kind, a.target, a.subject, a.file_kind, a.ad_system_domain, a.seller_id, a.partner, a.named_by,
+         adsnap_pair_relationship(a.partner_relationship) AS partner_relationship, a.file_valid, a.partner_valid,
          adsnap_pair_relationship(CASE WHEN m.seller_account_id = a.seller_id THEN m.relationship END) AS exact_relationship,
          adsnap_pair_relationship(m.relationship) AS folded_relationship
   FROM with_files a
   LEFT JOIN ads_records m ON m.snapshot_date = CAST(night AS DATE) AND adsnap_in_range(m.subject, lo, hi)
     AND m.subject = a.subject AND m.file_kind = a.file_kind AND m.ad_system_domain = a.ad_system_domain
     AND adsnap_seller_key(m.seller_account_id) = adsnap_seller_key(a.seller_id)
-  GROUP BY ALL
+  GROUP BY a.kind, a.target, a.subject, a.file_kind, a.ad_system_domain, a.seller_id, a.partner, a.named_by, a.file_valid, a.partner_valid
 ), judged AS (
   SELECT *, adsnap_auth_reason(kind, subject IS NOT NULL, true, file_valid, true, folded_relationship IS NOT NULL, partner,
                                partner IS NOT NULL, partner_valid, partner_relationship IS NOT NULL) AS reason

@@ -4,10 +4,12 @@
  * with and without inventorypartnerdomain (cases A, B.1, B.2, C of §3.4), §4.11's worked examples
  * and WEB-1 for the §4.6 SupplyChain checks, and bad lines as rows.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveNight } from '../src/report/derived.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
+import { derivedKey, readMarker } from '../src/sql/derived.js';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
@@ -284,6 +286,20 @@ describe('authorization_at(night): the same verdicts in SQL', () => {
                       FROM (${pieces.join(' UNION ALL ')}) GROUP BY ALL`;
       expect(await diff(summed, want)).toEqual([{ n: 0 }]);
       expect(await diff(want, summed)).toEqual([{ n: 0 }]);
+      // The derivation itself, a range per two records: the partners' records and files computed
+      // once for every range (RangedTable.shared) give the same counts.
+      const copy = path.join(tempDir(), 'ranged');
+      cpSync(root, copy, { recursive: true });
+      await deriveNight(copy, NIGHT, { recordsPerRange: 2 });
+      expect((await readMarker(copy, NIGHT))!.key).toBe(derivedKey());
+      const derived = await openSnapshotDb(copy);
+      try {
+        const got = await derived.rows(`SELECT named_by, kind, all_ad_systems, ad_system_domain, "authorization", authorization_reason, relationship, pairs, targets
+                                        FROM authorization_counts_at('${NIGHT}') ORDER BY ALL`);
+        expect(got).toEqual(await db.rows(`${want} ORDER BY ALL`));
+      } finally {
+        derived.close();
+      }
       const [spread] = await db.rows(`SELECT count(DISTINCT (r.lo IS NULL OR a.file_host >= r.lo) AND (r.hi IS NULL OR a.file_host < r.hi)) AS n FROM authorization_at('${NIGHT}') a,
         (VALUES ('m', 'q')) r(lo, hi) WHERE a.named_by IN ('partner ads.txt', 'sellers.json')`);
       expect(spread!.n).toBe(2);

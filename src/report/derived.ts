@@ -23,6 +23,10 @@ import { completedRuns } from '../store/run-manifests.js';
 import { RunLock, type RunLockOptions } from '../store/run-lock.js';
 import { replaceFileAtomically, temporaryName } from '../util/atomic-file.js';
 import { withMemoryRetry } from '../util/duckdb-size.js';
+import { stepTiming } from '../util/step-timing.js';
+
+/** With ADSNAP_DERIVE_TIMING set: each table's (and each range's) time and the RSS after it, on stderr. */
+const timing = stepTiming('ADSNAP_DERIVE_TIMING');
 
 export interface DeriveOutcome {
   night: string;
@@ -129,6 +133,7 @@ async function deriveSeries(db: DerivationDb, from: string | undefined, o: Deriv
         const t0 = performance.now();
         const b: { night: string; carry: string } | null = before;
         const tables: Record<string, string> = await db.retrying(() => writeSeriesSet(db, night, b));
+        timing(`series ${night}`, t0);
         await lock.assertHeld();
         m = { key: derivedKey(), snapshot_date: night, runs: [...runs].sort(), earlier, tables, seconds: Math.round(performance.now() - t0) / 1000, written_at: new Date().toISOString() };
         await publish(root, night, seriesMarkerPath(root, night), m, SERIES_TABLES);
@@ -202,13 +207,17 @@ async function writeSet(derivation: DerivationDb, night: string): Promise<Record
   const tables: Record<string, string> = {};
   const shadowed: string[] = [];
   try {
+    const t0 = performance.now();
     await derivation.retrying(() => createOwnerTable(db.connection, (c) => `${c} = getvariable('adsnap_derive_night')`));
+    timing('owners', t0);
     // Each table's SQL with the night as a constant (nightSql): only that night's partitions are read.
     // A table out of memory is written again under a larger limit; the tables before it stand.
     for (const t of DERIVED_TABLES) {
+      const t0 = performance.now();
       tables[t.name] = t.ranged
         ? await writeRanged(derivation, db, t.name, t.ranged, night, set)
         : await derivation.retrying(() => writePart(db, derivation.root, t.name, night, set, nightSql(t, night)));
+      timing(t.name, t0);
       await db.connection.run(`CREATE OR REPLACE TEMP VIEW ${setPart(t.name)} AS SELECT * EXCLUDE (vocabulary_key) FROM read_parquet(${sqlString(path.join(derivation.root, tables[t.name]!))})`);
       // A view (not a table macro of a night) is read from the part by the later tables: a temporary view shadows it until the set is written.
       if (t.view !== null && !t.view.endsWith('_at')) {
@@ -238,19 +247,51 @@ async function writeRanged(derivation: DerivationDb, db: SnapshotDb, name: strin
     return derivation.retrying(() => writePart(db, derivation.root, name, night, set, nightSql(t.sql(t.parts[0]!, null, null), night)));
   }
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-ranged-'));
+  const unshadow = await shareNightMacros(derivation, db, t.shared ?? [], night, work);
   try {
     const files: string[] = [];
     for (const part of t.parts) {
       for (const [lo, hi] of ranges) {
         const file = path.join(work, `${part}-${files.length}.parquet`);
+        const t0 = performance.now();
         await derivation.retrying(() => db.rows(`COPY (${nightSql(t.sql(part, lo, hi), night)}) TO ${sqlString(file)} (FORMAT parquet)`));
+        timing(`  ${name} ${part} range ${files.length + 1}`, t0);
         files.push(file);
       }
     }
     return await derivation.retrying(() => writePart(db, derivation.root, name, night, set, nightSql(rangedSumSql(t, `read_parquet(${sqlStringList(files)})`), night)));
   } finally {
+    await unshadow();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The rows of each table macro of `macros` (RangedTable.shared) for `night`, written once into
+ * `work`, each macro then shadowed by a temporary one of the same name over its file, which the
+ * ranges' SQL reads through views.sql's definitions (DuckDB finds a temporary macro first). Returns
+ * what drops the shadows: best effort, as writeSet's, since a failure must not hide the one that
+ * brought us there.
+ */
+async function shareNightMacros(derivation: DerivationDb, db: SnapshotDb, macros: readonly string[], night: string, work: string): Promise<() => Promise<void>> {
+  const shadowed: string[] = [];
+  const unshadow = async () => {
+    for (const m of shadowed) await db.connection.run(`DROP MACRO TABLE IF EXISTS temp.${m}`).catch(() => {});
+  };
+  try {
+    for (const m of macros) {
+      const file = path.join(work, `shared-${m}.parquet`);
+      const t0 = performance.now();
+      await derivation.retrying(() => db.rows(`COPY (SELECT * FROM ${m}(getvariable('adsnap_derive_night'))) TO ${sqlString(file)} (FORMAT parquet)`));
+      timing(`  ${m} (shared by the ranges)`, t0);
+      shadowed.push(m);
+      await db.connection.run(`CREATE OR REPLACE TEMP MACRO ${m}(night) AS TABLE SELECT * FROM read_parquet(${sqlString(file)})`);
+    }
+  } catch (err) {
+    await unshadow();
+    throw err;
+  }
+  return unshadow;
 }
 
 /**
@@ -334,6 +375,7 @@ class DerivationDb {
       if (limit !== this.#limit) {
         this.#limit = limit;
         this.#doublings++;
+        timing(`  memory limit raised to ${limit}`, performance.now());
         await this.#db?.rows(`SET memory_limit = $1`, [limit]);
       }
       return step();

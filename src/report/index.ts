@@ -21,6 +21,7 @@ import { simulatedBanner, simulatedNights, type SimulatedNight } from './provena
 import { isDuckDbSize } from '../util/duckdb-size.js';
 import { headlineObject, type HeadlineFigure, type HeadlineKey } from '../sql/headline.js';
 import { replaceFileAtomically } from '../util/atomic-file.js';
+import { stepTiming } from '../util/step-timing.js';
 
 /** The figure whose rows are report.json's `headline`. */
 const HEADLINE_FIGURE = 'headline.figures';
@@ -191,9 +192,7 @@ async function bind(db: Awaited<ReturnType<typeof openSnapshotDb>>, v: ReportVar
 }
 
 /** With ADSNAP_REPORT_TIMING set: a step's time and the process's RSS after it, on stderr. */
-function timing(step: string, t0: number): void {
-  if (process.env.ADSNAP_REPORT_TIMING) process.stderr.write(`${step}: ${Math.round(performance.now() - t0)} ms, RSS ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB)\n`);
-}
+const timing = stepTiming('ADSNAP_REPORT_TIMING');
 
 /** ADSNAP_REPORT_MEMORY (a DuckDB size such as 768MB or 2GB), else 512MB: the consent section's joins (site_ai_consent, twelve hash joins and an ASOF join) ran out of 384MB on a 3-night series of a few hundred sites (test/derived.test.ts); 384MB held 30 nights × 100k sites at 838–851 MB peak before those figures existed. */
 function memoryLimit(): string {
