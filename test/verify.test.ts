@@ -4,12 +4,13 @@
  * with and without inventorypartnerdomain (cases A, B.1, B.2, C of §3.4), §4.11's worked examples
  * and WEB-1 for the §4.6 SupplyChain checks, and bad lines as rows.
  */
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveNight } from '../src/report/derived.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { derivedKey, readMarker } from '../src/sql/derived.js';
+import { keptLookupsPath } from '../src/verify/lookups.js';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
@@ -235,6 +236,45 @@ describe('adsnap verify: formats, stdin, and what exits 2', () => {
     expect(notRoot.code).toBe(2);
     expect(notRoot.stderr).toMatch(/nothing-here: no such directory \(a snapshot root is/);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('adsnap verify: the night\'s lookups kept with it', () => {
+  const kept = (r: string) => readdirSync(path.join(r, '_derived', '_verify')).filter((f) => f.endsWith('.duckdb'));
+  it('the first run against a night keeps them, the next reuses them (the same rows); a stale file is replaced', async () => {
+    const copy = path.join(tempDir(), 'kept');
+    cpSync(root, copy, { recursive: true });
+    rmSync(path.join(copy, '_derived', '_verify'), { recursive: true, force: true });
+    const requests = path.join(tmp, 'requests.jsonl');
+    const first = await runCli(['verify', copy, '--requests', requests]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('lookups built and kept with the night');
+    expect(kept(copy)).toEqual([path.basename(await keptLookupsPath(copy, NIGHT))]);
+    const again = await runCli(['verify', copy, '--requests', requests]);
+    expect(again.stderr).toContain('lookups kept with the night, reused');
+    expect(again.stdout).toBe(first.stdout);
+    // The rows of the run that built them are those of a run with no kept lookups (the suite's run).
+    expect(first.stdout.trim().split('\n').map((l) => JSON.parse(l) as Row)).toEqual(lines);
+    // A file of another key (another crawl of the night, another vocabulary) is never attached, and goes.
+    const stale = path.join(copy, '_derived', '_verify', `${NIGHT}-000000000000000000000000.duckdb`);
+    renameSync(path.join(copy, '_derived', '_verify', kept(copy)[0]!), stale);
+    const third = await runCli(['verify', copy, '--requests', requests]);
+    expect(third.stderr).toContain('lookups built and kept with the night');
+    expect(kept(copy)).toEqual([path.basename(await keptLookupsPath(copy, NIGHT))]);
+  });
+  it('two roots, or a root where they cannot be kept: built for the run alone, the same rows', async () => {
+    const copy = path.join(tempDir(), 'unwritable');
+    cpSync(root, copy, { recursive: true });
+    rmSync(path.join(copy, '_derived', '_verify'), { recursive: true, force: true });
+    // A file where the folder would be: mkdir fails as on a read-only mount (tests run as root, whom modes do not stop).
+    writeFileSync(path.join(copy, '_derived', '_verify'), '');
+    const requests = path.join(tmp, 'requests.jsonl');
+    const r = await runCli(['verify', copy, '--requests', requests]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('lookups built for this run');
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Row)).toEqual(lines);
+    const two = await runCli(['verify', root, copy, '--requests', requests]);
+    expect(two.stderr).toContain('lookups built for this run');
   });
 });
 

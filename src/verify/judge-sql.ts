@@ -1,7 +1,7 @@
 /**
  * Each request of a batch judged against its file and, with inventorypartnerdomain, against the
  * partner's ads.txt (guidance §3.5), the night's records read from w.auth_recs (request-sql.ts
- * setupStatements). Only the records a batch can match are read into the joins: those whose key
+ * lookupStatements). Only the records a batch can match are read into the joins: those whose key
  * (RECORD_KEY) is one of the batch's, so the joins' hash tables hold one batch's worth whatever
  * the night's size (a night of millions of records ran DuckDB out of memory when they were
  * built on the whole lookup).

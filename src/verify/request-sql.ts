@@ -1,7 +1,7 @@
 /**
  * The SQL of `adsnap verify`: bid requests (OpenRTB 2.x JSON Lines) read, judged and written by
  * DuckDB against one night's lookups (the adsnap_auth_* macros of sql/views.sql, materialized as
- * tables of the work database by setupStatements); judge-sql.ts looks the requests up in them. Nothing here runs per line in JavaScript.
+ * tables of a database `w` by lookupStatements); judge-sql.ts looks the requests up in them. Nothing here runs per line in JavaScript.
  *
  * Reading (linesQuery): each physical line is one VARCHAR (a CSV reader with a delimiter no valid
  * JSON text holds, no quoting; a blank line is a NULL row), stored in input order into a table
@@ -15,7 +15,7 @@ import { RECORD_KEY } from './judge-sql.js';
  * run (every request probes them): on disk, DuckDB evicts them under its memory cap, so a night of
  * millions of records fits; as in-memory temp tables it ran out of 512 MB (docs/performance.md#verify).
  */
-export function setupStatements(night: string): string[] {
+export function lookupStatements(night: string): string[] {
   const n = sqlString(night);
   return [
     `CREATE TABLE w.auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
@@ -48,13 +48,17 @@ export function setupStatements(night: string): string[] {
        SELECT bundle_id AS id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND bundle_id IS NOT NULL
        UNION ALL SELECT store_id, subject FROM apps WHERE snapshot_date = CAST(${n} AS DATE) AND store_id IS NOT NULL) GROUP BY id`,
     `CREATE TABLE w.auth_sites AS SELECT subject FROM w.auth_files WHERE file_kind = 'ads.txt'`,
-    // A request's domain as adsnap_host reads it, its regular expressions only for a value that is
-    // not a plain lower-case host already (the common case costs a lower() and an rtrim()).
-    `CREATE OR REPLACE MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
-       WHEN strpos(s, '/') = 0 AND strpos(s, ':') = 0 AND strpos(s, ' ') = 0 AND strpos(s, '?') = 0 AND strpos(s, '#') = 0 AND strpos(s, chr(9)) = 0
-       THEN nullif(rtrim(lower(s), '.'), '') ELSE adsnap_host(s) END`,
   ];
 }
+
+/**
+ * A request's domain as adsnap_host reads it, its regular expressions only for a value that is
+ * not a plain lower-case host already (the common case costs a lower() and an rtrim()). A macro
+ * of the session, not of `w`: a kept lookup (lookups.ts) is attached read-only.
+ */
+export const REQ_HOST_MACRO = `CREATE OR REPLACE TEMP MACRO req_host(s) AS CASE WHEN s IS NULL THEN NULL
+       WHEN strpos(s, '/') = 0 AND strpos(s, ':') = 0 AND strpos(s, ' ') = 0 AND strpos(s, '?') = 0 AND strpos(s, '#') = 0 AND strpos(s, chr(9)) = 0
+       THEN nullif(rtrim(lower(s), '.'), '') ELSE adsnap_host(s) END`;
 
 /** The lines of `source` (a path), one VARCHAR each, in input order: CREATE TABLE … AS this. */
 export function linesQuery(source: string): string {

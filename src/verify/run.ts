@@ -1,5 +1,5 @@
 /**
- * `adsnap verify`'s run: the night chosen in the roots, its lookups built, the requests judged by
+ * `adsnap verify`'s run: the night chosen in the roots, its lookups attached (lookups.ts), the requests judged by
  * DuckDB into Parquet parts in a private temporary folder (the query's one pass over the input,
  * which may be stdin), the summary counted from them, then they are written, in order, in the format asked.
  * DuckDB's memory is capped and it spills (openSnapshotDb's private spill folder), so 10 million lines fit in bounded memory.
@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
-import { linesQuery, setupStatements } from './request-sql.js';
+import { REQ_HOST_MACRO, linesQuery } from './request-sql.js';
+import { attachLookups, type LookupSource } from './lookups.js';
 import { batchQuery } from './query.js';
 
 export const VERIFY_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
@@ -38,6 +39,8 @@ export interface VerifySummary {
   /** Rows per error code. */
   errors: Record<string, number>;
   schain: { valid: number; invalid: number; unknown: number; absent: number };
+  /** Where the night's lookups came from (lookups.ts): kept with the night now, reused from an earlier run, or built for this run alone. */
+  lookups: LookupSource;
 }
 
 /** A night the roots do not hold: a usage error (exit 2; code 'USAGE', src/cli/exit-codes.ts), nothing written. */
@@ -71,13 +74,13 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
     const night = await chooseNight(db, o.night);
     await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
     await db.connection.run('SET preserve_insertion_order = true');
-    await db.connection.run(`ATTACH ${sqlString(path.join(work, 'verify.duckdb'))} AS w`);
-    for (const s of setupStatements(night)) await db.connection.run(s);
+    const lookups = await attachLookups(db, o.roots, night, work);
+    await db.connection.run(REQ_HOST_MACRO);
     const source = o.requests === '-' ? await saveStdin(work) : o.requests;
     const parts = await judgeInBatches(db, source, work);
     // The parts read in order are the output: no Parquet file of them all before the one asked for.
     const judged = `read_parquet([${parts.map(sqlString).join(', ')}])`;
-    const summary = await summarize(db, judged, night);
+    const summary = { ...(await summarize(db, judged, night)), lookups };
     await writeOutput(db, judged, work, o);
     return summary;
   } finally {
@@ -130,11 +133,11 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string): Pro
 }
 
 /** The summary counted from `judged` (a table expression: the parts read in order). */
-async function summarize(db: SnapshotDb, judged: string, night: string): Promise<VerifySummary> {
+async function summarize(db: SnapshotDb, judged: string, night: string): Promise<Omit<VerifySummary, 'lookups'>> {
   const counts = await db.rows(`SELECT coalesce(error, '') AS error, coalesce("authorization", '') AS verdict,
       CASE WHEN schain_valid THEN 'valid' WHEN NOT schain_valid THEN 'invalid' WHEN schain_complete IS NOT NULL OR len(schain_issues) > 0 THEN 'unknown' ELSE 'absent' END AS schain,
       count(*) AS n FROM ${judged} GROUP BY ALL`);
-  const s: VerifySummary = { night, lines: 0, verdicts: {}, errors: {}, schain: { valid: 0, invalid: 0, unknown: 0, absent: 0 } };
+  const s: Omit<VerifySummary, 'lookups'> = { night, lines: 0, verdicts: {}, errors: {}, schain: { valid: 0, invalid: 0, unknown: 0, absent: 0 } };
   for (const r of counts) {
     const n = Number(r.n);
     s.lines += n;

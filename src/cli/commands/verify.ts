@@ -30,6 +30,11 @@ else the last node's sid. One output row per input line, in input order, with it
 line that is not a JSON object, or has neither site nor app, is a row with an error code. A
 summary (verdicts, errors) goes to stderr. Guide: docs/guide/verify.md.
 
+With one ROOT, the night's lookups (its files, records, partners, sellers.json entries and apps,
+built from its tables) are kept with it, in ROOT/_derived/_verify, and the next run against that
+night reuses them; a night crawled again or a new adsnap builds them again. A ROOT that cannot be
+written to is read as before.
+
   --requests FILE|-    the bid requests, JSON Lines (- for stdin)
   --night DATE|latest  the night to verify against (default: the latest the ROOTs hold)
   --format FORMAT      jsonl (default), csv (a header row; lists as DuckDB writes them) or
@@ -88,8 +93,10 @@ function isDirectoryPath(p: string): boolean {
   return existsSync(p) && statSync(p).isDirectory();
 }
 
+const LOOKUPS: Record<VerifySummary['lookups'], string> = { kept: 'built and kept with the night', reused: 'kept with the night, reused', private: 'built for this run' };
+
 function summaryText(s: VerifySummary): string {
   const part = (counts: Record<string, number>) => Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
   const errors = Object.values(s.errors).reduce((a, b) => a + b, 0);
-  return `adsnap verify: ${s.lines} lines against ${s.night}: ${part(s.verdicts)}; ${errors} bad lines${errors ? ` (${part(s.errors)})` : ''}; SupplyChain valid ${s.schain.valid}, invalid ${s.schain.invalid}, unknown ${s.schain.unknown}, absent ${s.schain.absent}`;
+  return `adsnap verify: ${s.lines} lines against ${s.night}: ${part(s.verdicts)}; ${errors} bad lines${errors ? ` (${part(s.errors)})` : ''}; SupplyChain valid ${s.schain.valid}, invalid ${s.schain.invalid}, unknown ${s.schain.unknown}, absent ${s.schain.absent}; lookups ${LOOKUPS[s.lookups]}`;
 }

@@ -1,0 +1,107 @@
+/**
+ * The night's lookups of `adsnap verify` (request-sql.ts lookupStatements: the night's files,
+ * records by folded key, partners, sellers.json entries, apps), attached as the database `w`.
+ * Built from the night's tables, they are most of a run's fixed cost (5.3 s of 20 s for 1M
+ * requests against a 100k-site night, docs/performance.md#verify), the same for every run against
+ * that night. So a run that reads one root keeps them with the night, in
+ * ROOT/_derived/_verify/<night>-<key>.duckdb, and the next run against the night attaches that
+ * file read-only instead of building them again. The key is a digest of the lookups' SQL, the
+ * vocabulary key (sql/views.sql, whose macros the lookups read) and the night's complete runs: a
+ * night crawled again, or a changed definition, builds them again, and the stale file is removed.
+ * A root whose folder cannot be written to (a read-only mount) is read as before: the lookups are
+ * built in the run's private folder, every run.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { derivedDir, derivedKey } from '../sql/derived.js';
+import type { SnapshotDb } from '../sql/snapshot-db.js';
+import { completedRuns } from '../store/run-manifests.js';
+import { sqlString } from '../util/sql-literal.js';
+import { lookupStatements } from './request-sql.js';
+
+/** Where the lookups came from: kept with the night (built now, or by an earlier run), or built in the run's private folder. */
+export type LookupSource = 'kept' | 'reused' | 'private';
+
+/** The folder of a root's kept lookups. */
+export const keptLookupsDir = (root: string): string => path.join(derivedDir(root), '_verify');
+
+/** The kept lookups' file of `night` in `root`: its name carries the key, so a stale file is never attached. */
+export async function keptLookupsPath(root: string, night: string): Promise<string> {
+  const runs = (await completedRuns(root)).filter((r) => r.snapshotDate === night).map((r) => r.runId).sort();
+  const key = createHash('sha256').update(`adsnap verify lookups v1\n${derivedKey()}\n${runs.join('\n')}\n`).update(lookupStatements(night).join('\n')).digest('hex').slice(0, 24);
+  return path.join(keptLookupsDir(root), `${night}-${key}.duckdb`);
+}
+
+/**
+ * Attaches the lookups of `night` as `w`, read-only: the kept file of the one root read, built
+ * there first when it is missing; else (several roots, whose union a root's file would not
+ * hold, or a root that cannot be written to) built in `work`, the run's private folder.
+ */
+export async function attachLookups(db: SnapshotDb, roots: readonly string[], night: string, work: string): Promise<LookupSource> {
+  const distinct = [...new Set(roots.map((r) => path.resolve(r)))];
+  if (distinct.length === 1) {
+    const kept = await keptLookupsPath(distinct[0]!, night);
+    if (existsSync(kept)) {
+      await db.connection.run(`ATTACH ${sqlString(kept)} AS w (READ_ONLY)`);
+      return 'reused';
+    }
+    if (await keep(db, kept, night)) {
+      await db.connection.run(`ATTACH ${sqlString(kept)} AS w (READ_ONLY)`);
+      return 'kept';
+    }
+  }
+  const file = path.join(work, 'lookups.duckdb');
+  await build(db, file, night);
+  await db.connection.run(`ATTACH ${sqlString(file)} AS w (READ_ONLY)`);
+  return 'private';
+}
+
+/** Builds the lookups in `file` (a new database) and detaches it. */
+async function build(db: SnapshotDb, file: string, night: string): Promise<void> {
+  await db.connection.run(`ATTACH ${sqlString(file)} AS w`);
+  await fill(db, night);
+}
+
+/** The lookups written into the attached database `w`, which is then detached. */
+async function fill(db: SnapshotDb, night: string): Promise<void> {
+  for (const s of lookupStatements(night)) await db.connection.run(s);
+  // Whole in the one file (no write-ahead log beside it) before it is renamed or attached read-only.
+  await db.connection.run('CHECKPOINT w');
+  await db.connection.run('DETACH w');
+}
+
+/**
+ * Builds the lookups under a temporary name beside `kept`, renames it into place (two runs at once
+ * each build, the last rename wins, and both files are whole), then removes the night's other
+ * files (stale keys). Returns false, having written nothing, when the folder cannot be made or
+ * the file not created there (a read-only mount, permissions, a file in the folder's place).
+ */
+async function keep(db: SnapshotDb, kept: string, night: string): Promise<boolean> {
+  const dir = path.dirname(kept);
+  const tmp = path.join(dir, `.${path.basename(kept)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await db.connection.run(`ATTACH ${sqlString(tmp)} AS w`);
+  } catch {
+    await rm(tmp, { force: true }).catch(() => {});
+    return false;
+  }
+  try {
+    await fill(db, night);
+    await rename(tmp, kept);
+  } catch (err) {
+    await db.connection.run('DETACH DATABASE IF EXISTS w').catch(() => {});
+    await rm(tmp, { force: true }).catch(() => {});
+    await rm(`${tmp}.wal`, { force: true }).catch(() => {});
+    throw err;
+  }
+  for (const f of await readdir(dir).catch(() => [] as string[])) {
+    const stale = f.startsWith(`${night}-`) && f.endsWith('.duckdb') && f !== path.basename(kept);
+    // A killed run's temporary file: an hour old, no run is still writing it.
+    const abandoned = f.startsWith(`.${night}-`) && f.endsWith('.tmp') && Date.now() - ((await stat(path.join(dir, f)).catch(() => null))?.mtimeMs ?? Date.now()) > 3_600_000;
+    if (stale || abandoned) await rm(path.join(dir, f), { force: true }).catch(() => {});
+  }
+  return true;
+}
