@@ -4,7 +4,7 @@
  * with and without inventorypartnerdomain (cases A, B.1, B.2, C of §3.4), §4.11's worked examples
  * and WEB-1 for the §4.6 SupplyChain checks, and bad lines as rows.
  */
-import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveNight } from '../src/report/derived.js';
@@ -253,7 +253,7 @@ describe('adsnap verify: the night\'s lookups kept with it', () => {
     const again = await runCli(['verify', copy, '--requests', requests]);
     expect(again.stderr).toContain('lookups kept with the night, reused');
     expect(again.stdout).toBe(first.stdout);
-    // The rows of the run that built them are those of a run with no kept lookups (the suite's run).
+    // The suite's rows (its run, on the suite's root, kept them too).
     expect(first.stdout.trim().split('\n').map((l) => JSON.parse(l) as Row)).toEqual(lines);
     // A file of another key (another crawl of the night, another vocabulary) is never attached, and goes.
     const stale = path.join(copy, '_derived', '_verify', `${NIGHT}-000000000000000000000000.duckdb`);
@@ -272,7 +272,9 @@ describe('adsnap verify: the night\'s lookups kept with it', () => {
     const r = await runCli(['verify', copy, '--requests', requests]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('lookups built for this run');
+    // Built for the run alone, the rows of a run that kept them (the suite's).
     expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Row)).toEqual(lines);
+    expect(statSync(path.join(copy, '_derived', '_verify')).isFile()).toBe(true);
     const two = await runCli(['verify', root, copy, '--requests', requests]);
     expect(two.stderr).toContain('lookups built for this run');
   });
