@@ -44,8 +44,10 @@ export async function attachLookups(db: SnapshotDb, roots: readonly string[], ni
   if (distinct.length === 1) {
     const kept = await keptLookupsPath(distinct[0]!, night);
     if (existsSync(kept)) {
-      await db.connection.run(`ATTACH ${sqlString(kept)} AS w (READ_ONLY)`);
-      return 'reused';
+      // A file DuckDB cannot open (cut short on a full disk, written by a newer DuckDB) is built again.
+      const attached = await db.connection.run(`ATTACH ${sqlString(kept)} AS w (READ_ONLY)`).then(() => true, () => false);
+      if (attached) return 'reused';
+      await rm(kept, { force: true });
     }
     if (await keep(db, kept, night)) {
       await db.connection.run(`ATTACH ${sqlString(kept)} AS w (READ_ONLY)`);
