@@ -200,8 +200,10 @@ async function heldByRoot(db: DuckDBConnection, root: string, night?: string): P
   const base = root.replace(/\/+$/, '');
   const reader = await db.runAndReadAll(
     // The table is the third name from the end (TABLE/snapshot_date=D/part.parquet), whatever
-    // spelling of the root the glob gives back (`a//b`, `./a`).
-    `SELECT DISTINCT regexp_extract(file, '([^/]+)/[^/]+/[^/]+$', 1) AS name FROM glob($1 || '/*/' || $2 || '/*.parquet')
+    // spelling of the root the glob gives back (`a//b`, `./a`). No table's folder starts with `_`:
+    // the root's own folders (_bodies: a 1M-site night's 256 folders of 1.2 M bodies) are not
+    // listed, which took 4.4 of the 10.7 s `adsnap sql` needed to open such a root.
+    `SELECT DISTINCT regexp_extract(file, '([^/]+)/[^/]+/[^/]+$', 1) AS name FROM glob($1 || '/[!_]*/' || $2 || '/*.parquet')
      UNION SELECT '_runs' FROM glob($1 || '/_runs/*.json')`,
     [base, night === undefined ? '*' : `snapshot_date=${night}`],
     [VARCHAR, VARCHAR],
