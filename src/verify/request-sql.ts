@@ -11,9 +11,10 @@ import { sqlString } from '../util/sql-literal.js';
 import { RECORD_KEY } from './judge-sql.js';
 
 /**
- * The night's lookups as tables of the work database `w` (run.ts attaches it), each read once per
- * run (every request probes them): on disk, DuckDB evicts them under its memory cap, so a night of
- * millions of records fits; as in-memory temp tables it ran out of 512 MB (docs/performance.md#verify).
+ * The night's lookups as tables of a database file `w` (lookups.ts builds it, kept with the night
+ * or for one run, and attaches it; every request probes them): on disk, DuckDB evicts them under
+ * its memory cap, so a night of millions of records fits; as in-memory temp tables it ran out of
+ * 512 MB (docs/performance.md#verify).
  */
 export function lookupStatements(night: string): string[] {
   const n = sqlString(night);
