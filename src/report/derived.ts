@@ -247,8 +247,9 @@ async function writeRanged(derivation: DerivationDb, db: SnapshotDb, name: strin
     return derivation.retrying(() => writePart(db, derivation.root, name, night, set, nightSql(t.sql(t.parts[0]!, null, null), night)));
   }
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-ranged-'));
-  const unshadow = await shareNightMacros(derivation, db, t.shared ?? [], night, work);
+  let unshadow = async (): Promise<void> => {};
   try {
+    unshadow = await shareNightMacros(derivation, db, t.shared ?? [], night, work);
     const files: string[] = [];
     for (const part of t.parts) {
       for (const [lo, hi] of ranges) {

@@ -25,7 +25,7 @@ import { lookupStatements } from './request-sql.js';
 export type LookupSource = 'kept' | 'reused' | 'private';
 
 /** The folder of a root's kept lookups. */
-export const keptLookupsDir = (root: string): string => path.join(derivedDir(root), '_verify');
+const keptLookupsDir = (root: string): string => path.join(derivedDir(root), '_verify');
 
 /** The kept lookups' file of `night` in `root`: its name carries the key, so a stale file is never attached. */
 export async function keptLookupsPath(root: string, night: string): Promise<string> {
