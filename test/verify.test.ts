@@ -11,6 +11,7 @@ import { deriveNight } from '../src/report/derived.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { derivedKey, readMarker } from '../src/sql/derived.js';
 import { keptLookupsPath } from '../src/verify/lookups.js';
+import { onConnections, runVerify } from '../src/verify/run.js';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
@@ -236,6 +237,67 @@ describe('adsnap verify: formats, stdin, and what exits 2', () => {
     expect(notRoot.code).toBe(2);
     expect(notRoot.stderr).toMatch(/nothing-here: no such directory \(a snapshot root is/);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('adsnap verify: batches', () => {
+  it('batches of three lines, two at once: the same rows in the same order, as JSON Lines, CSV (one header) and Parquet', async () => {
+    const requests = path.join(tmp, 'batches.jsonl');
+    writeFileSync(requests, REQUESTS.join('\n') + '\n');
+    for (const format of ['jsonl', 'csv', 'parquet'] as const) {
+      const whole = path.join(tmp, `whole.${format}`);
+      const split = path.join(tmp, `split.${format}`);
+      const a = await runVerify({ roots: [root], requests, format, out: whole });
+      const b = await runVerify({ roots: [root], requests, format, out: split, batchLines: 3 });
+      expect(b).toEqual(a);
+      expect(b.lines).toBe(REQUESTS.length);
+      if (format !== 'parquet') {
+        expect(readFileSync(split, 'utf8')).toBe(readFileSync(whole, 'utf8'));
+        continue;
+      }
+      const db = await openSnapshotDb(root);
+      try {
+        const differ = await db.rows(`SELECT count(*) AS n FROM (SELECT * FROM read_parquet('${whole}') EXCEPT ALL SELECT * FROM read_parquet('${split}'))`);
+        expect(differ[0]!.n).toBe(0);
+        const order = await db.rows(`SELECT list(CAST(line_no AS INTEGER)) AS l FROM read_parquet('${split}')`);
+        expect(order[0]!.l).toEqual(REQUESTS.map((_, i) => i + 1));
+      } finally {
+        db.close();
+      }
+    }
+    // The whole run as one batch is the command's (its rows checked by the cases above).
+    expect(readFileSync(path.join(tmp, 'whole.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))).toEqual(lines);
+  });
+
+  it('out of memory with two batches at once: those batches again one at a time; another failure is thrown once both are done', async () => {
+    const fake = (name: string) => ({ name }) as unknown as import('@duckdb/node-api').DuckDBConnection;
+    const main = fake('main');
+    const db = { connection: main, connect: async () => fake('second') };
+    let inFlight = 0;
+    const done: number[] = [];
+    const alone: number[] = [];
+    await onConnections(db, 2, 7, async () => {}, async (c, i) => {
+      inFlight++;
+      try {
+        await new Promise((r) => setTimeout(r, 5));
+        if (inFlight > 1 && i % 3 === 1) throw new Error('Out of Memory Error: failed to pin block');
+        if (inFlight === 1) alone.push(i);
+        done.push(i);
+      } finally {
+        inFlight--;
+      }
+    });
+    expect([...done].sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(alone).toContain(1);
+    let finished = 0;
+    const failing = onConnections(db, 2, 4, async () => {}, async (_c, i) => {
+      await new Promise((r) => setTimeout(r, i === 0 ? 5 : 20));
+      if (i === 0) throw new Error('Binder Error: no such column');
+      finished++;
+    });
+    // Thrown after the second connection's batch (1) finished, and no batch started after the failure.
+    await expect(failing).rejects.toThrow('Binder Error');
+    expect(finished).toBe(1);
   });
 });
 

@@ -42,6 +42,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   const removeSpill = () => rmSync(spill, { recursive: true, force: true });
   const instance = await DuckDBInstance.create(':memory:', { ...DUCKDB_BASE_CONFIG, temp_directory: spill });
   const db = await instance.connect();
+  const more: DuckDBConnection[] = [];
   let derived: DerivedNights = { nights: [], underived: [], changesUnderived: [] };
   try {
     if (typeof roots === 'string') await db.run('SET VARIABLE adsnap_root = $1', [roots], [VARCHAR]);
@@ -60,6 +61,15 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
   return {
     /** The DuckDB connection, for callers that want typed results or streaming. */
     connection: db,
+    /**
+     * Another connection to the same database: its attached databases, views and macros, not the
+     * first connection's TEMP objects. Statements on two connections run at once; close() closes it.
+     */
+    async connect(): Promise<DuckDBConnection> {
+      const c = await instance.connect();
+      more.push(c);
+      return c;
+    },
     /** The nights whose figure views read a current derived set, and those read from the definitions. */
     derived,
     /**
@@ -83,6 +93,7 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
       );
     },
     close() {
+      for (const c of more) c.closeSync();
       db.closeSync();
       instance.closeSync();
       removeSpill();

@@ -4,7 +4,7 @@
  * input order. Columns: docs/guide/verify.md.
  */
 import { requestsCte, subjectCte } from './request-sql.js';
-import { judgedCte } from './judge-sql.js';
+import { judgedCtes, keyedCtes } from './judge-sql.js';
 import { SCHAIN_INVALID_CODES, issuesExpr, nodesQuery } from './schain-sql.js';
 
 /** Reasons whose deciding file is the inventory partner's ads.txt (§3.5, second row). */
@@ -37,28 +37,25 @@ function schainColumns(): string {
 
 /**
  * Lines `first`…`last` of l.lines, judged, as the rows `adsnap verify` writes: one statement, no
- * intermediate table (the judged rows are a materialized CTE, read by the SupplyChain stage and
- * by the output).
+ * intermediate table (the keyed requests and their records are materialized CTEs, each read more
+ * than once).
  */
 export function batchQuery(first: number, last: number): string {
   return `WITH ${requestsCte(first, last)},
 ${subjectCte()},
-${judgedCte()},
-nodes AS (${nodesQuery('judged')}),
-${outputCtes('judged', 'nodes')}`;
+${keyedCtes()},
+chains AS (${nodesQuery('keyed')}),
+${judgedCtes('keyed', 'recs', 'chains')},
+${outputCtes('judged')}`;
 }
 
 /**
- * The rows `adsnap verify` writes, from the judged requests (`judged`) and their SupplyChain nodes
- * (`nodes`, schain-sql.ts nodesQuery), in input order: the last CTEs and the SELECT of batchQuery.
+ * The rows `adsnap verify` writes, from the judged requests (`judged`, with their SupplyChains'
+ * findings), in input order: the last CTE and the SELECT of batchQuery.
  */
-function outputCtes(judged: string, nodes: string): string {
-  return `joined AS (
-  SELECT j.*, n.schain_nodes, n.any_hp1, n.not_found, n.missing, n.chain_break, n.not_publisher
-  FROM ${judged} j
-  LEFT JOIN ${nodes} n ON n.line_no = j.line_no
-), final AS (
-  SELECT *, ${issuesExpr()} AS issues FROM joined
+function outputCtes(judged: string): string {
+  return `final AS (
+  SELECT *, ${issuesExpr()} AS issues FROM ${judged}
 )
 SELECT line_no, j.id AS id, j.error AS error,
        CASE WHEN j.error IS NULL THEN j.kind END AS kind,

@@ -21,22 +21,27 @@ export function lookupStatements(night: string): string[] {
   return [
     `CREATE TABLE w.auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
     // The night's records by (file, ad system, case-folded seller id), one row each (the folded
-    // match; judge-sql.ts), found by a 64-bit key of the four, in one pass over the records: the
+    // match; judge-sql.ts), found by their RECORD_KEY alone, in one pass over the records: the
     // relationship (DIRECT wins), and the id as written beside it when it is the only one (the
-    // exact match; `ids` 1); else (`ids` 2: two ids or more) the ids are rows of auth_recs_many.
-    // Aggregates of fixed size only: a list() per group of millions ran out of DuckDB's memory.
-    `CREATE TABLE w.auth_recs AS SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, subject, file_kind, ad_system_domain, seller_key,
-       adsnap_pair_relationship(relationship) AS relationship,
-       CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*)) THEN 1 ELSE 2 END AS ids,
-       CASE WHEN min(seller_id) = max(seller_id) AND count(seller_id) = count(*) THEN min(seller_id) END AS seller_id,
-       CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*))
-            THEN adsnap_pair_relationship(relationship) END AS id_rel
-     FROM (SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key, relationship
-           FROM ads_records WHERE snapshot_date = CAST(${n} AS DATE))
-     GROUP BY subject, file_kind, ad_system_domain, seller_key`,
-    // The ids as written under a folded key that has several: each with its relationship (adsnap_auth_records' rows).
-    `CREATE TABLE w.auth_recs_many AS SELECT m.k, a.seller_id, a.relationship FROM adsnap_auth_records(${n}) a
-     JOIN (SELECT * FROM w.auth_recs WHERE ids > 1) m ON ${['subject', 'file_kind', 'ad_system_domain'].map((c) => `a.${c} = m.${c}`).join(' AND ')} AND a.seller_key = m.seller_key`,
+    // exact match; `ids` 1); else (`ids` 2: two ids or more) the ids, each with its relationship
+    // (adsnap_auth_records' rows), in `exact`. Aggregates of fixed size over the night: a list()
+    // per group of millions ran out of DuckDB's memory, so the lists are made for those keys only.
+    `CREATE TABLE w.auth_recs AS WITH g AS MATERIALIZED (
+       SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, subject, file_kind, ad_system_domain, seller_key,
+         adsnap_pair_relationship(relationship) AS relationship,
+         CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*)) THEN 1 ELSE 2 END AS ids,
+         CASE WHEN min(seller_id) = max(seller_id) AND count(seller_id) = count(*) THEN min(seller_id) END AS seller_id,
+         CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*))
+              THEN adsnap_pair_relationship(relationship) END AS id_rel
+       FROM (SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key, relationship
+             FROM ads_records WHERE snapshot_date = CAST(${n} AS DATE))
+       GROUP BY subject, file_kind, ad_system_domain, seller_key
+     ), many AS (
+       SELECT m.k, list({'seller_id': a.seller_id, 'relationship': a.relationship}) AS exact FROM adsnap_auth_records(${n}) a
+       JOIN (SELECT * FROM g WHERE ids > 1) m ON ${['subject', 'file_kind', 'ad_system_domain'].map((c) => `a.${c} = m.${c}`).join(' AND ')} AND a.seller_key = m.seller_key
+       GROUP BY m.k
+     )
+     SELECT g.k, g.relationship, g.ids, g.seller_id, g.id_rel, many.exact FROM g LEFT JOIN many ON many.k = g.k WHERE g.k IS NOT NULL`,
     `CREATE TABLE w.auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
     `CREATE TABLE w.auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
     `CREATE TABLE w.auth_sellers_folded AS SELECT * FROM w.auth_sellers
@@ -152,23 +157,24 @@ function parent(expr: string): string {
  * URL, else for its bundle / store id (app-ads.txt 1.0; the night's apps rows).
  */
 function subjectCte(): string {
-  const p1 = parent('r.host');
-  const p2 = parent(p1);
-  const p3 = parent(p2);
   // Join keys are NULL where a join does not apply: a condition on one side only would make
-  // DuckDB fall back from a hash join to a nested-loop join.
-  const ifSite = (e: string) => `CASE WHEN r.kind = 'site' THEN ${e} END`;
-  return `located AS (
-  SELECT r.*,
+  // DuckDB fall back from a hash join to a nested-loop join. A site's host and its parents are
+  // computed once, each from the one before (an expression per use nested them again at each level).
+  return `hosts AS (
+  SELECT *, ${parent('h0')} AS h1 FROM (SELECT *, CASE WHEN kind = 'site' THEN host END AS h0 FROM req)
+), hosts2 AS (
+  SELECT *, ${parent('h2p')} AS h3 FROM (SELECT *, ${parent('h1')} AS h2p FROM hosts)
+), located AS (
+  SELECT r.* EXCLUDE (h0, h1, h2p, h3),
          CASE WHEN r.kind = 'site' THEN coalesce(s0.subject, s1.subject, s2.subject, s3.subject) ELSE coalesce(au.subject, ai.subject) END AS subject,
          CASE WHEN r.kind = 'site' THEN coalesce(s0.subject, s1.subject, s2.subject, s3.subject) IS NOT NULL
               ELSE au.store_url IS NOT NULL OR ai.id IS NOT NULL END AS in_snapshot,
          CASE WHEN r.kind = 'site' THEN 'ads.txt' ELSE 'app-ads.txt' END AS file_kind
-  FROM req r
-  LEFT JOIN w.auth_sites s0 ON s0.subject = ${ifSite('r.host')}
-  LEFT JOIN w.auth_sites s1 ON s1.subject = ${ifSite(p1)}
-  LEFT JOIN w.auth_sites s2 ON s2.subject = ${ifSite(p2)}
-  LEFT JOIN w.auth_sites s3 ON s3.subject = ${ifSite(p3)}
+  FROM hosts2 r
+  LEFT JOIN w.auth_sites s0 ON s0.subject = r.h0
+  LEFT JOIN w.auth_sites s1 ON s1.subject = r.h1
+  LEFT JOIN w.auth_sites s2 ON s2.subject = r.h2p
+  LEFT JOIN w.auth_sites s3 ON s3.subject = r.h3
   LEFT JOIN w.auth_app_urls au ON au.store_url = CASE WHEN r.kind = 'app' THEN r.storeurl END
   LEFT JOIN w.auth_app_ids ai ON ai.id = CASE WHEN r.kind = 'app' AND au.store_url IS NULL THEN r.bundle END
 )`;

@@ -9,11 +9,16 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { openSnapshotDb, type SnapshotDb } from '../sql/snapshot-db.js';
 import { sqlString } from '../util/sql-literal.js';
 import { REQ_HOST_MACRO, linesQuery } from './request-sql.js';
 import { attachLookups, type LookupSource } from './lookups.js';
 import { batchQuery } from './query.js';
+import { stepTiming } from '../util/step-timing.js';
+
+/** `ADSNAP_VERIFY_TIMING=1`: each step of a run, its time and RSS, on stderr (docs/performance.md#verify). */
+const timing = stepTiming('ADSNAP_VERIFY_TIMING');
 
 export const VERIFY_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
 export type VerifyFormat = (typeof VERIFY_FORMATS)[number];
@@ -29,6 +34,8 @@ export interface VerifyOptions {
   out: string | null;
   /** DuckDB's memory_limit. @default '512MB' */
   memoryLimit?: string;
+  /** Lines per batch (tests make several batches of a few lines). @default BATCH_LINES */
+  batchLines?: number;
 }
 
 export interface VerifySummary {
@@ -68,20 +75,28 @@ export async function chooseNight(db: SnapshotDb, asked: string | undefined): Pr
 }
 
 export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
+  let t0 = performance.now();
   const db = await openSnapshotDb(o.roots);
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
   try {
     const night = await chooseNight(db, o.night);
+    timing('open', t0);
     await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
     await db.connection.run('SET preserve_insertion_order = true');
+    t0 = performance.now();
     const lookups = await attachLookups(db, o.roots, night, work);
+    timing(`lookups (${lookups})`, t0);
     await db.connection.run(REQ_HOST_MACRO);
     const source = o.requests === '-' ? await saveStdin(work) : o.requests;
-    const parts = await judgeInBatches(db, source, work);
+    const parts = await judgeInBatches(db, source, work, o.batchLines ?? BATCH_LINES);
     // The parts read in order are the output: no Parquet file of them all before the one asked for.
     const judged = `read_parquet([${parts.map(sqlString).join(', ')}])`;
+    t0 = performance.now();
     const summary = { ...(await summarize(db, judged, night)), lookups };
-    await writeOutput(db, judged, work, o);
+    timing('summary', t0);
+    t0 = performance.now();
+    await writeOutput(db, parts, work, o);
+    timing('output', t0);
     return summary;
   } finally {
     db.close();
@@ -105,27 +120,73 @@ const LINES_ROW_GROUP_ROWS = 16_384;
 const BATCH_LINES = 4 * LINES_ROW_GROUP_ROWS;
 
 /**
+ * Batches judged at once, each on a connection of its own. A batch statement leaves DuckDB's
+ * threads idle in its single-threaded steps (small joins' builds, the sort's merge, the part's
+ * writing); a second batch fills them: 1M requests in 14.3–14.4 s against 15.7–15.9 s one at a
+ * time, 10M in 138 s (docs/performance.md#verify). Three or four at once ran out of DuckDB's
+ * 512 MB.
+ */
+const BATCH_WORKERS = 2;
+
+/**
+ * Runs `task(connection, i)` for i = 0 … count - 1, `workers` at once: on the main connection of
+ * `db` and on further connections, which `prepare` readies first; each takes the next index
+ * when free. When DuckDB runs out of memory with several at once, no new index is started, and
+ * those that failed and those not started run afterwards one at a time on the main connection:
+ * a run never fails for running two batches side by side where one alone fits. Any other failure
+ * is thrown once every connection's statement has finished (the database is never closed under
+ * a running statement).
+ */
+export async function onConnections(db: Pick<SnapshotDb, 'connection' | 'connect'>, workers: number, count: number,
+  prepare: (c: DuckDBConnection) => Promise<void>, task: (c: DuckDBConnection, i: number) => Promise<void>): Promise<void> {
+  const cons = [db.connection];
+  while (cons.length < Math.min(workers, count)) cons.push(await db.connect());
+  let next = 0;
+  let stop = false;
+  const outOfMemory: number[] = [];
+  const settled = await Promise.allSettled(cons.map(async (c, k) => {
+    if (k > 0) await prepare(c);
+    while (!stop && next < count) {
+      const i = next++;
+      try {
+        await task(c, i);
+      } catch (err) {
+        stop = true;
+        if (cons.length === 1 || !/Out of Memory/i.test((err as Error)?.message ?? '')) throw err;
+        outOfMemory.push(i);
+      }
+    }
+  }));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const rest = [...outOfMemory.sort((a, b) => a - b), ...Array.from({ length: count - next }, (_, j) => next + j)];
+  for (const i of rest) await task(db.connection, i);
+}
+
+/**
  * The lines into a database file of the private folder (in input order: their rowids are the
  * line numbers), then each batch of lines (a range of rowids, which reads only its own row
- * groups) judged by one statement into one Parquet part; the parts, read in order, are the output.
- * One batch at a time: two side by side (a connection each, one DuckDB thread each) used less CPU
- * per request, but each batch in flight holds its own memory beyond DuckDB's cap, and two reached
- * 1,008–1,248 MB at 1M requests (docs/performance.md#verify).
+ * groups) judged by one statement into one Parquet part, BATCH_WORKERS at once; the parts, read
+ * in order, are the output.
  */
-async function judgeInBatches(db: SnapshotDb, source: string, work: string): Promise<string[]> {
+async function judgeInBatches(db: SnapshotDb, source: string, work: string, batchLines: number): Promise<string[]> {
   const con = db.connection;
+  let t0 = performance.now();
   await con.run(`ATTACH ${sqlString(path.join(work, 'lines.duckdb'))} AS l (ROW_GROUP_SIZE ${LINES_ROW_GROUP_ROWS})`);
   await con.run(`CREATE TABLE l.lines AS ${linesQuery(source)}`);
+  timing('lines', t0);
+  t0 = performance.now();
   // Input order matters for the lines' rowids and for reading the parts back, not in between:
   // each part is sorted by line_no, and order kept costs memory in every operator.
   await con.run('SET preserve_insertion_order = false');
   const total = Number((await db.rows('SELECT count(*) AS n FROM l.lines'))[0]!.n);
-  const parts: string[] = [];
-  for (let first = 1, i = 0; i === 0 || first <= total; first += BATCH_LINES, i++) {
-    const part = path.join(work, `part-${i}.parquet`);
-    await con.run(`COPY (${batchQuery(first, first + BATCH_LINES - 1)}) TO ${sqlString(part)} (FORMAT parquet, COMPRESSION zstd)`);
-    parts.push(part);
-  }
+  const batches = Math.max(1, Math.ceil(total / batchLines));
+  const parts = Array.from({ length: batches }, (_, i) => path.join(work, `part-${i}.parquet`));
+  await onConnections(db, BATCH_WORKERS, batches, (c) => c.run(REQ_HOST_MACRO).then(() => undefined), async (c, i) => {
+    const first = 1 + i * batchLines;
+    await c.run(`COPY (${batchQuery(first, first + batchLines - 1)}) TO ${sqlString(parts[i]!)} (FORMAT parquet, COMPRESSION zstd)`);
+  });
+  timing(`batches (${batches})`, t0);
   await con.run('SET preserve_insertion_order = true');
   await con.run('DETACH l');
   await con.run('DETACH w');
@@ -159,17 +220,29 @@ async function saveStdin(work: string): Promise<string> {
 }
 
 /**
- * The judged rows (`judged`, a table expression) in the format asked, to --out or to stdout (a
- * file of the private folder streamed, bytes only). Parquet is written there first, then copied.
+ * The judged rows (`parts`, Parquet files read in order) in the format asked, to --out or to
+ * stdout. Parquet is one file, written in the private folder first, then copied. JSON Lines and
+ * CSV are written part by part, BATCH_WORKERS at once (DuckDB writes one text file on one thread:
+ * 5.3 s for 1M rows of JSON Lines), then joined byte for byte in order (CSV's header with the
+ * first part only).
  */
-async function writeOutput(db: SnapshotDb, judged: string, work: string, o: VerifyOptions): Promise<void> {
-  if (o.format === 'parquet' && o.out !== null) {
+async function writeOutput(db: SnapshotDb, parts: readonly string[], work: string, o: VerifyOptions): Promise<void> {
+  if (o.format === 'parquet') {
     const file = path.join(work, 'verified.parquet');
-    await db.connection.run(`COPY (SELECT * FROM ${judged}) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`);
-    return copyFile(file, o.out);
+    await db.connection.run(`COPY (SELECT * FROM read_parquet([${parts.map(sqlString).join(', ')}])) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`);
+    if (o.out !== null) return copyFile(file, o.out);
+    return pipeline(createReadStream(file), process.stdout, { end: false });
   }
-  const target = o.out ?? path.join(work, `verified.${o.format}`);
-  const options = o.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT json';
-  await db.connection.run(`COPY (SELECT * FROM ${judged}) TO ${sqlString(target)} (${options})`);
-  if (o.out === null) await pipeline(createReadStream(target), process.stdout, { end: false });
+  const texts = parts.map((_, i) => path.join(work, `verified-${i}.${o.format}`));
+  await onConnections(db, BATCH_WORKERS, parts.length, async () => {}, async (c, i) => {
+    const options = o.format === 'csv' ? `FORMAT csv, HEADER ${i === 0}` : 'FORMAT json';
+    await c.run(`COPY (SELECT * FROM read_parquet(${sqlString(parts[i]!)})) TO ${sqlString(texts[i]!)} (${options})`);
+  });
+  if (o.out === null) return pipeline(concatenated(texts), process.stdout, { end: false });
+  await pipeline(concatenated(texts), createWriteStream(o.out));
+}
+
+/** The bytes of `files`, one after the other. */
+async function* concatenated(files: readonly string[]): AsyncGenerator<Buffer> {
+  for (const f of files) for await (const chunk of createReadStream(f)) yield chunk as Buffer;
 }

@@ -21,12 +21,6 @@
 export const SCHAIN_INVALID_CODES = ['schain_malformed', 'no_payment_node', 'node_seller_not_found', 'chain_break', 'first_node_not_publisher', 'first_node_not_direct'] as const;
 
 /**
- * One row per request with a SupplyChain (read from the table `judged`): its nodes as written,
- * each with its sellers.json entry, and the node-level findings as flags. Each node knows the asi
- * of the hp=1 node before it and the position of the first hp=1 node, computed from the list
- * before it is unnested, so that one GROUP BY of small rows puts them back together.
- */
-/**
  * The nodes put back in chain order: an ordered aggregate (list(… ORDER BY idx)) sorts every
  * group apart and cost most of the run's CPU; an unordered list of structs led by idx, sorted
  * per row (structs compare field by field, idx unique in a chain), gives the same list.
@@ -35,13 +29,25 @@ const NODE_FIELDS = ['asi', 'sid', 'hp', 'found', 'seller_type', 'name', 'domain
 const NODE_LIST = `list_transform(list_sort(list({'idx': idx, ${NODE_FIELDS.map((f) => `'${f}': ${f}`).join(', ')}})),
          x -> {${NODE_FIELDS.map((f) => `'${f}': x.${f}`).join(', ')}})`;
 
+/**
+ * One row per distinct SupplyChain (its `nodes` as read) of the requests of the table `judged`:
+ * its nodes as written, each with its sellers.json entry, and the node-level findings as flags.
+ * What a chain's nodes say depends on the nodes alone, and a night's requests repeat their chains
+ * (the same publisher through the same exchanges), so each distinct chain is looked up once, not
+ * once per request. Each node knows the asi of the hp=1 node before it and the position of the
+ * first hp=1 node, computed from the list before it is unnested, so that one GROUP BY of small
+ * rows puts them back together. `first_not_publisher`: the first hp=1 node's entry is found and
+ * is not a PUBLISHER or BOTH (first_node_not_publisher when the chain says it is complete).
+ */
 export function nodesQuery(judged: string): string {
-  return `WITH expanded AS (
-  SELECT line_no, complete, nodes, unnest(range(1, len(nodes) + 1)) AS idx,
+  return `WITH distinct_chains AS (
+  SELECT DISTINCT nodes FROM ${judged} WHERE error IS NULL AND len(nodes) > 0
+), expanded AS (
+  SELECT nodes, unnest(range(1, len(nodes) + 1)) AS idx,
          coalesce(list_position(list_transform(nodes, x -> x.hp = 1), true), 0) AS first_hp1
-  FROM ${judged} AS src WHERE error IS NULL AND len(nodes) > 0
+  FROM distinct_chains
 ), node_keys AS (
-  SELECT line_no, complete, idx, first_hp1, req_host(nodes[idx].asi) AS asi, nodes[idx].sid AS sid, nodes[idx].hp AS hp,
+  SELECT nodes, idx, first_hp1, req_host(nodes[idx].asi) AS asi, nodes[idx].sid AS sid, nodes[idx].hp AS hp,
          req_host(list_filter(nodes[1:idx - 1], x -> x.hp = 1)[-1].asi) AS prev_asi
   FROM expanded
 ), noded AS (
@@ -55,14 +61,14 @@ export function nodesQuery(judged: string): string {
   LEFT JOIN w.auth_sellers se ON se.ad_system_domain = k.asi AND se.seller_id = k.sid
   LEFT JOIN w.auth_sellers_folded sk ON sk.ad_system_domain = k.asi AND sk.seller_key = CASE WHEN se.seller_id IS NULL THEN adsnap_seller_key(k.sid) END
 )
-SELECT line_no,
+SELECT nodes,
        ${NODE_LIST} AS schain_nodes,
        bool_or(hp = 1) AS any_hp1,
        bool_or(hp = 1 AND NOT found) AS not_found,
        bool_or(hp = 1 AND found IS NULL) AS missing,
        bool_or(hp = 1 AND idx > first_hp1 AND found AND domain_host IS DISTINCT FROM prev_asi) AS chain_break,
-       bool_or(idx = first_hp1 AND complete IN (1, 2) AND found AND seller_type NOT IN ('PUBLISHER', 'BOTH')) AS not_publisher
-FROM noded GROUP BY line_no`;
+       bool_or(idx = first_hp1 AND found AND seller_type NOT IN ('PUBLISHER', 'BOTH')) AS first_not_publisher
+FROM noded GROUP BY nodes`;
 }
 
 /** The issue codes of a request (columns of judged, of nodesQuery and first_rel, the first hp=1 node's record), in the order above. */
@@ -72,7 +78,7 @@ export function issuesExpr(): string {
     CASE WHEN NOT coalesce(any_hp1, false) THEN 'no_payment_node' END,
     CASE WHEN not_found THEN 'node_seller_not_found' END,
     CASE WHEN chain_break THEN 'chain_break' END,
-    CASE WHEN not_publisher THEN 'first_node_not_publisher' END,
+    CASE WHEN complete IN (1, 2) AND first_not_publisher THEN 'first_node_not_publisher' END,
     CASE WHEN any_hp1 AND CASE WHEN reason IN ('partner_seller_listed', 'partner_seller_not_listed') THEN partner_valid ELSE file_valid END
               AND first_rel IS DISTINCT FROM 'DIRECT' THEN 'first_node_not_direct' END,
     CASE WHEN missing THEN 'sellers_json_missing' END
