@@ -26,22 +26,25 @@ export function lookupStatements(night: string): string[] {
     // exact match; `ids` 1); else (`ids` 2: two ids or more) the ids, each with its relationship
     // (adsnap_auth_records' rows), in `exact`. Aggregates of fixed size over the night: a list()
     // per group of millions ran out of DuckDB's memory, so the lists are made for those keys only.
-    `CREATE TABLE w.auth_recs AS WITH g AS MATERIALIZED (
-       SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, subject, file_kind, ad_system_domain, seller_key,
-         adsnap_pair_relationship(relationship) AS relationship,
-         CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*)) THEN 1 ELSE 2 END AS ids,
-         CASE WHEN min(seller_id) = max(seller_id) AND count(seller_id) = count(*) THEN min(seller_id) END AS seller_id,
-         CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*))
-              THEN adsnap_pair_relationship(relationship) END AS id_rel
-       FROM (SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key, relationship
-             FROM ads_records WHERE snapshot_date = CAST(${n} AS DATE))
-       GROUP BY subject, file_kind, ad_system_domain, seller_key
-     ), many AS (
-       SELECT m.k, list({'seller_id': a.seller_id, 'relationship': a.relationship}) AS exact FROM adsnap_auth_records(${n}) a
-       JOIN (SELECT * FROM g WHERE ids > 1) m ON ${['subject', 'file_kind', 'ad_system_domain'].map((c) => `a.${c} = m.${c}`).join(' AND ')} AND a.seller_key = m.seller_key
+    `CREATE TEMP TABLE verify_recs_grouped AS
+     SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, subject, file_kind, ad_system_domain, seller_key,
+       adsnap_pair_relationship(relationship) AS relationship,
+       CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*)) THEN 1 ELSE 2 END AS ids,
+       CASE WHEN min(seller_id) = max(seller_id) AND count(seller_id) = count(*) THEN min(seller_id) END AS seller_id,
+       CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*))
+            THEN adsnap_pair_relationship(relationship) END AS id_rel
+     FROM (SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key, relationship
+           FROM ads_records WHERE snapshot_date = CAST(${n} AS DATE))
+     GROUP BY subject, file_kind, ad_system_domain, seller_key`,
+    `CREATE TABLE w.auth_recs AS SELECT k, relationship, ids, seller_id, id_rel, CAST(NULL AS STRUCT(seller_id VARCHAR, relationship VARCHAR)[]) AS exact
+     FROM verify_recs_grouped WHERE k IS NOT NULL`,
+    `UPDATE w.auth_recs SET exact = many.exact FROM (
+       SELECT m.k, list({'seller_id': a.seller_id, 'relationship': a.relationship}) AS exact
+       FROM (SELECT * FROM adsnap_auth_records(${n}) WHERE subject IN (SELECT subject FROM verify_recs_grouped WHERE ids > 1)) a
+       JOIN (SELECT * FROM verify_recs_grouped WHERE ids > 1) m ON ${['subject', 'file_kind', 'ad_system_domain'].map((c) => `a.${c} = m.${c}`).join(' AND ')} AND a.seller_key = m.seller_key
        GROUP BY m.k
-     )
-     SELECT g.k, g.relationship, g.ids, g.seller_id, g.id_rel, many.exact FROM g LEFT JOIN many ON many.k = g.k WHERE g.k IS NOT NULL`,
+     ) many WHERE w.auth_recs.k = many.k`,
+    'DROP TABLE verify_recs_grouped',
     `CREATE TABLE w.auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
     `CREATE TABLE w.auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
     `CREATE TABLE w.auth_sellers_folded AS SELECT * FROM w.auth_sellers
