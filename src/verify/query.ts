@@ -1,7 +1,8 @@
 /**
- * The whole `adsnap verify` query, one batch of lines at a time: requests (request-sql.ts) →
- * judged (judge-sql.ts) → SupplyChain nodes (schain-sql.ts) → one output row per input line, in
- * input order. Columns: docs/guide/verify.md.
+ * The whole `adsnap verify` query, one batch of lines at a time: requests and their files
+ * (request-sql.ts) → keyed, with their records (judge-sql.ts) → each distinct SupplyChain's
+ * findings (schain-sql.ts) → judged (judge-sql.ts) → one output row per input line, in input
+ * order. Columns: docs/guide/verify.md.
  */
 import { requestsCte, subjectCte } from './request-sql.js';
 import { judgedCtes, keyedCtes } from './judge-sql.js';

@@ -1,6 +1,6 @@
 /**
- * SupplyChain checks of the IAB guidance §4.6 ("Validation Methods") in SQL, over the judged
- * requests of request-sql.ts. Each node is looked up in its ad system's sellers.json (the seller
+ * SupplyChain checks of the IAB guidance §4.6 ("Validation Methods") in SQL, over the keyed
+ * requests of judge-sql.ts. Each node is looked up in its ad system's sellers.json (the seller
  * id byte for byte, else case-folded, as the vocabulary matches ids); hp=0 nodes are reported but
  * skipped by the checks (SupplyChain 1.1, "DSP schain validation logic should skip hp=0 nodes").
  *
@@ -30,7 +30,7 @@ const NODE_LIST = `list_transform(list_sort(list({'idx': idx, ${NODE_FIELDS.map(
          x -> {${NODE_FIELDS.map((f) => `'${f}': x.${f}`).join(', ')}})`;
 
 /**
- * One row per distinct SupplyChain (its `nodes` as read) of the requests of the table `judged`:
+ * One row per distinct SupplyChain (its `nodes` as read) of the requests of the table `requests`:
  * its nodes as written, each with its sellers.json entry, and the node-level findings as flags.
  * What a chain's nodes say depends on the nodes alone, and a night's requests repeat their chains
  * (the same publisher through the same exchanges), so each distinct chain is looked up once, not
@@ -39,9 +39,9 @@ const NODE_LIST = `list_transform(list_sort(list({'idx': idx, ${NODE_FIELDS.map(
  * rows puts them back together. `first_not_publisher`: the first hp=1 node's entry is found and
  * is not a PUBLISHER or BOTH (first_node_not_publisher when the chain says it is complete).
  */
-export function nodesQuery(judged: string): string {
+export function nodesQuery(requests: string): string {
   return `WITH distinct_chains AS (
-  SELECT DISTINCT nodes FROM ${judged} WHERE error IS NULL AND len(nodes) > 0
+  SELECT DISTINCT nodes FROM ${requests} WHERE error IS NULL AND len(nodes) > 0
 ), expanded AS (
   SELECT nodes, unnest(range(1, len(nodes) + 1)) AS idx,
          coalesce(list_position(list_transform(nodes, x -> x.hp = 1), true), 0) AS first_hp1
@@ -71,7 +71,7 @@ SELECT nodes,
 FROM noded GROUP BY nodes`;
 }
 
-/** The issue codes of a request (columns of judged, of nodesQuery and first_rel, the first hp=1 node's record), in the order above. */
+/** The issue codes of a request (columns of judged: its chain's findings from nodesQuery, and first_rel, the first hp=1 node's record), in the order above. */
 export function issuesExpr(): string {
   return `CASE WHEN has_schain THEN list_filter([
     CASE WHEN nodes IS NULL OR len(nodes) = 0 OR len(list_filter(nodes, x -> x.asi IS NULL OR x.sid IS NULL OR x.hp IS NULL OR x.hp NOT IN (0, 1))) > 0 THEN 'schain_malformed' END,
