@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveNight } from '../src/report/derived.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { derivedKey, readMarker } from '../src/sql/derived.js';
-import { keptLookupsPath } from '../src/verify/lookups.js';
+import { attachLookups, keptLookupsPath } from '../src/verify/lookups.js';
 import { onConnections, runVerify } from '../src/verify/run.js';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { repoRoot } from './helpers/corpus.js';
@@ -341,6 +341,72 @@ describe('adsnap verify: the night\'s lookups kept with it', () => {
     expect(statSync(path.join(copy, '_derived', '_verify')).isFile()).toBe(true);
     const two = await runCli(['verify', root, copy, '--requests', requests]);
     expect(two.stderr).toContain('lookups built for this run');
+  });
+});
+
+describe('adsnap verify: lookups that run out of memory', () => {
+  it('are built again under twice the limit, then the limit asked is set again', async () => {
+    const copy = path.join(tempDir(), 'small-memory');
+    cpSync(root, copy, { recursive: true });
+    rmSync(path.join(copy, '_derived', '_verify'), { recursive: true, force: true });
+    const retries: string[] = [];
+    const db = await openSnapshotDb(copy);
+    try {
+      await db.connection.run(`SET memory_limit = '2MB'`);
+      const [asked] = await db.rows(`SELECT current_setting('memory_limit') AS m`);
+      const source = await attachLookups(db, [copy], NIGHT, tempDir(), { limit: '2MB', onRetry: (next) => retries.push(next) });
+      expect(source).toBe('kept');
+      expect(retries[0]).toBe('4MB');
+      const [row] = await db.rows(`SELECT current_setting('memory_limit') AS m, (SELECT count(*) FROM w.auth_recs) AS recs, (SELECT count(*) FROM w.auth_files) AS files`);
+      expect(row!.m).toBe(asked!.m);
+      // The same lookup as the suite's run built under 512 MB.
+      const full = await openSnapshotDb(root);
+      try {
+        await attachLookups(full, [root], NIGHT, tempDir(), { limit: '512MB', onRetry: () => {} });
+        const [want] = await full.rows('SELECT (SELECT count(*) FROM w.auth_recs) AS recs, (SELECT count(*) FROM w.auth_files) AS files');
+        expect({ recs: row!.recs, files: row!.files }).toEqual(want);
+        expect(want!.recs).toBeGreaterThan(0);
+      } finally {
+        full.close();
+      }
+    } finally {
+      db.close();
+    }
+    // No temporary file left beside the kept one.
+    expect(readdirSync(path.join(copy, '_derived', '_verify')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('adsnap verify: the record lookup grouped one range of subjects at a time', () => {
+  it('ranges of a few records each give the same lookup as one range', async () => {
+    const lookupsIn = async (recordsPerRange: number | undefined) => {
+      const copy = path.join(tempDir(), `ranges-${recordsPerRange ?? 'one'}`);
+      cpSync(root, copy, { recursive: true });
+      rmSync(path.join(copy, '_derived', '_verify'), { recursive: true, force: true });
+      const db = await openSnapshotDb(copy);
+      try {
+        await attachLookups(db, [copy], NIGHT, tempDir(), { limit: '512MB', onRetry: () => {}, recordsPerRange });
+      } finally {
+        db.close();
+      }
+      return keptLookupsPath(copy, NIGHT);
+    };
+    const one = await lookupsIn(undefined);
+    const ranged = await lookupsIn(3);
+    const db = await openSnapshotDb(root);
+    try {
+      await db.connection.run(`ATTACH '${one}' AS a (READ_ONLY)`);
+      await db.connection.run(`ATTACH '${ranged}' AS b (READ_ONLY)`);
+      const [n] = await db.rows('SELECT (SELECT count(*) FROM a.auth_recs) AS recs, (SELECT count(DISTINCT k) FROM a.auth_recs) AS keys');
+      expect(n!.recs).toBeGreaterThan(10);
+      expect(n!.keys).toBe(n!.recs);
+      for (const [x, y] of [['a', 'b'], ['b', 'a']]) {
+        const [d] = await db.rows(`SELECT count(*) AS n FROM (SELECT * FROM ${x}.auth_recs EXCEPT ALL SELECT * FROM ${y}.auth_recs)`);
+        expect(d!.n).toBe(0);
+      }
+    } finally {
+      db.close();
+    }
   });
 });
 

@@ -18,6 +18,8 @@ import path from 'node:path';
 import { derivedDir, derivedKey } from '../sql/derived.js';
 import type { SnapshotDb } from '../sql/snapshot-db.js';
 import { completedRuns } from '../store/run-manifests.js';
+import { withMemoryRetry } from '../util/duckdb-size.js';
+import { rangeBoundsSql, rangesBetween, type KeyRange } from '../util/key-ranges.js';
 import { sqlString } from '../util/sql-literal.js';
 import { lookupStatements } from './request-sql.js';
 
@@ -35,11 +37,24 @@ export async function keptLookupsPath(root: string, night: string): Promise<stri
 }
 
 /**
+ * How the lookups are built: under DuckDB's memory_limit `limit`, and again under twice the limit
+ * while DuckDB runs out of memory (up to 4 GB from 512 MB; withMemoryRetry), each try told to
+ * `onRetry`. The records of a crawled 1M-site night (71 M) ran out of 512 MB in their grouping;
+ * the limit is `limit` again for what follows.
+ */
+export interface LookupBuild {
+  limit: string;
+  onRetry: (next: string, err: Error) => void;
+  /** The night's records per range of subjects in the record lookup's grouping. @default LOOKUP_RECORDS_PER_RANGE */
+  recordsPerRange?: number;
+}
+
+/**
  * Attaches the lookups of `night` as `w`, read-only: the kept file of the one root read, built
  * there first when it is missing; else (several roots, whose union a root's file would not
  * hold, or a root that cannot be written to) built in `work`, the run's private folder.
  */
-export async function attachLookups(db: SnapshotDb, roots: readonly string[], night: string, work: string): Promise<LookupSource> {
+export async function attachLookups(db: SnapshotDb, roots: readonly string[], night: string, work: string, how: LookupBuild): Promise<LookupSource> {
   const distinct = [...new Set(roots.map((r) => path.resolve(r)))];
   if (distinct.length === 1) {
     const kept = await keptLookupsPath(distinct[0]!, night);
@@ -49,29 +64,60 @@ export async function attachLookups(db: SnapshotDb, roots: readonly string[], ni
       if (attached) return 'reused';
       await rm(kept, { force: true });
     }
-    if (await keep(db, kept, night)) {
+    if (await keep(db, kept, night, how)) {
       await db.connection.run(`ATTACH ${sqlString(kept)} AS w (READ_ONLY)`);
       return 'kept';
     }
   }
   const file = path.join(work, 'lookups.duckdb');
-  await build(db, file, night);
+  await build(db, file, night, how);
   await db.connection.run(`ATTACH ${sqlString(file)} AS w (READ_ONLY)`);
   return 'private';
 }
 
-/** Builds the lookups in `file` (a new database) and detaches it. */
-async function build(db: SnapshotDb, file: string, night: string): Promise<void> {
-  await db.connection.run(`ATTACH ${sqlString(file)} AS w`);
-  await fill(db, night);
+/**
+ * The night's records per range of subjects when the record lookup is grouped: the 100k-site
+ * bench night's 7.1 M in one range (3.6 s under 512 MB); a crawled 1M-site night's 71 M at once
+ * ran out of 512 MB and 1 GB, and took 270 s and 2.5 GB RSS under 2 GB.
+ */
+const LOOKUP_RECORDS_PER_RANGE = 8_000_000;
+
+/** The ranges of subjects the night's records are grouped in, each about LOOKUP_RECORDS_PER_RANGE records. */
+async function recordRanges(db: SnapshotDb, night: string, recordsPerRange = LOOKUP_RECORDS_PER_RANGE): Promise<KeyRange[]> {
+  const records = `ads_records WHERE snapshot_date = CAST(${sqlString(night)} AS DATE)`;
+  const [count] = await db.rows(`SELECT count(*) AS n FROM ${records}`);
+  const n = Math.ceil(Number(count?.n ?? 0) / recordsPerRange);
+  if (n <= 1) return [[null, null]];
+  const [row] = await db.rows(rangeBoundsSql(n, 'subject', records));
+  return rangesBetween((row?.bounds ?? []) as unknown[]);
 }
 
-/** The lookups written into the attached database `w`, which is then detached. */
-async function fill(db: SnapshotDb, night: string): Promise<void> {
-  for (const s of lookupStatements(night)) await db.connection.run(s);
-  // Whole in the one file (no write-ahead log beside it) before it is renamed or attached read-only.
-  await db.connection.run('CHECKPOINT w');
-  await db.connection.run('DETACH w');
+/**
+ * Builds the lookups in `file` (created, or replaced) and detaches it, under `how`'s memory limit
+ * and the larger ones it is given while DuckDB runs out of memory; a failed try leaves no file.
+ */
+async function build(db: SnapshotDb, file: string, night: string, how: LookupBuild): Promise<void> {
+  const con = db.connection;
+  const remove = async () => {
+    await con.run('DETACH DATABASE IF EXISTS w').catch(() => {});
+    for (const f of [file, `${file}.wal`]) await rm(f, { force: true }).catch(() => {});
+  };
+  try {
+    await withMemoryRetry(how.limit, async (limit) => {
+      await remove();
+      await con.run(`SET memory_limit = ${sqlString(limit)}`);
+      await con.run(`ATTACH ${sqlString(file)} AS w`);
+      for (const s of lookupStatements(night, await recordRanges(db, night, how.recordsPerRange))) await con.run(s);
+      // Whole in the one file (no write-ahead log beside it) before it is renamed or attached read-only.
+      await con.run('CHECKPOINT w');
+      await con.run('DETACH w');
+    }, how.onRetry);
+  } catch (err) {
+    await remove();
+    throw err;
+  } finally {
+    await con.run(`SET memory_limit = ${sqlString(how.limit)}`);
+  }
 }
 
 /**
@@ -80,23 +126,23 @@ async function fill(db: SnapshotDb, night: string): Promise<void> {
  * files (stale keys). Returns false, having written nothing, when the folder cannot be made or
  * the file not created there (a read-only mount, permissions, a file in the folder's place).
  */
-async function keep(db: SnapshotDb, kept: string, night: string): Promise<boolean> {
+async function keep(db: SnapshotDb, kept: string, night: string, how: LookupBuild): Promise<boolean> {
   const dir = path.dirname(kept);
   const tmp = path.join(dir, `.${path.basename(kept)}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await mkdir(dir, { recursive: true });
     await db.connection.run(`ATTACH ${sqlString(tmp)} AS w`);
+    await db.connection.run('DETACH w');
   } catch {
+    await db.connection.run('DETACH DATABASE IF EXISTS w').catch(() => {});
     await rm(tmp, { force: true }).catch(() => {});
     return false;
   }
+  await build(db, tmp, night, how);
   try {
-    await fill(db, night);
     await rename(tmp, kept);
   } catch (err) {
-    await db.connection.run('DETACH DATABASE IF EXISTS w').catch(() => {});
     await rm(tmp, { force: true }).catch(() => {});
-    await rm(`${tmp}.wal`, { force: true }).catch(() => {});
     throw err;
   }
   for (const f of await readdir(dir).catch(() => [] as string[])) {

@@ -7,6 +7,7 @@
  * JSON text holds, no quoting; a blank line is a NULL row), stored in input order into a table
  * whose rowid is then the line number: row_number() OVER () would hold every line in memory.
  */
+import { inRangeSql, type KeyRange } from '../util/key-ranges.js';
 import { sqlString } from '../util/sql-literal.js';
 import { RECORD_KEY } from './judge-sql.js';
 
@@ -16,26 +17,27 @@ import { RECORD_KEY } from './judge-sql.js';
  * its memory cap, so a night of millions of records fits; as in-memory temp tables it ran out of
  * 512 MB (docs/performance.md#verify).
  */
-export function lookupStatements(night: string): string[] {
+export function lookupStatements(night: string, ranges: readonly KeyRange[] = [[null, null]]): string[] {
   const n = sqlString(night);
-  return [
-    `CREATE TABLE w.auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
-    // The night's records by (file, ad system, case-folded seller id), one row each (the folded
-    // match; judge-sql.ts), found by their RECORD_KEY alone, in one pass over the records: the
-    // relationship (DIRECT wins), and the id as written beside it when it is the only one (the
-    // exact match; `ids` 1); else (`ids` 2: two ids or more) the ids, each with its relationship
-    // (adsnap_auth_records' rows), in `exact`. Aggregates of fixed size over the night: a list()
-    // per group of millions ran out of DuckDB's memory, so the lists are made for those keys only.
-    `CREATE TEMP TABLE verify_recs_grouped AS
-     SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, subject, file_kind, ad_system_domain, seller_key,
+  const grouped = (range: KeyRange) => `SELECT ${RECORD_KEY('subject', 'file_kind', 'ad_system_domain', 'seller_key')} AS k, subject, file_kind, ad_system_domain, seller_key,
        adsnap_pair_relationship(relationship) AS relationship,
        CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*)) THEN 1 ELSE 2 END AS ids,
        CASE WHEN min(seller_id) = max(seller_id) AND count(seller_id) = count(*) THEN min(seller_id) END AS seller_id,
        CASE WHEN min(seller_id) IS NOT DISTINCT FROM max(seller_id) AND count(seller_id) IN (0, count(*))
             THEN adsnap_pair_relationship(relationship) END AS id_rel
      FROM (SELECT subject, file_kind, ad_system_domain, seller_account_id AS seller_id, adsnap_seller_key(seller_account_id) AS seller_key, relationship
-           FROM ads_records WHERE snapshot_date = CAST(${n} AS DATE))
-     GROUP BY subject, file_kind, ad_system_domain, seller_key`,
+           FROM ads_records WHERE snapshot_date = CAST(${n} AS DATE) AND ${inRangeSql('subject', range, sqlString)})
+     GROUP BY subject, file_kind, ad_system_domain, seller_key`;
+  return [
+    `CREATE TABLE w.auth_files AS SELECT * FROM adsnap_auth_files(${n})`,
+    // The night's records by (file, ad system, case-folded seller id), one row each (the folded
+    // match; judge-sql.ts), found by their RECORD_KEY alone, grouped once per range of subjects
+    // (lookups.ts: a 1M-site night's 71 M records at once ran out of 1 GB): the relationship (DIRECT wins), and the id as written beside it when it is the only one (the
+    // exact match; `ids` 1); else (`ids` 2: two ids or more) the ids, each with its relationship
+    // (adsnap_auth_records' rows), in `exact`. Aggregates of fixed size over the night: a list()
+    // per group of millions ran out of DuckDB's memory, so the lists are made for those keys only.
+    `CREATE OR REPLACE TEMP TABLE verify_recs_grouped AS ${grouped(ranges[0]!)}`,
+    ...ranges.slice(1).map((r) => `INSERT INTO verify_recs_grouped ${grouped(r)}`),
     `CREATE TABLE w.auth_recs AS SELECT k, relationship, ids, seller_id, id_rel, CAST(NULL AS STRUCT(seller_id VARCHAR, relationship VARCHAR)[]) AS exact
      FROM verify_recs_grouped WHERE k IS NOT NULL`,
     `UPDATE w.auth_recs SET exact = many.exact FROM (
@@ -44,7 +46,7 @@ export function lookupStatements(night: string): string[] {
        JOIN (SELECT * FROM verify_recs_grouped WHERE ids > 1) m ON ${['subject', 'file_kind', 'ad_system_domain'].map((c) => `a.${c} = m.${c}`).join(' AND ')} AND a.seller_key = m.seller_key
        GROUP BY m.k
      ) many WHERE w.auth_recs.k = many.k`,
-    'DROP TABLE verify_recs_grouped',
+    'DROP TABLE IF EXISTS verify_recs_grouped',
     `CREATE TABLE w.auth_partners AS SELECT * FROM adsnap_auth_partners(${n})`,
     `CREATE TABLE w.auth_sellers AS SELECT * FROM adsnap_auth_sellers(${n})`,
     `CREATE TABLE w.auth_sellers_folded AS SELECT * FROM w.auth_sellers

@@ -36,6 +36,8 @@ export interface VerifyOptions {
   memoryLimit?: string;
   /** Lines per batch (tests make several batches of a few lines). @default BATCH_LINES */
   batchLines?: number;
+  /** Told when the night's lookups ran out of DuckDB's memory and are built again under `next` (lookups.ts). */
+  onMemoryRetry?: (next: string, err: Error) => void;
 }
 
 export interface VerifySummary {
@@ -81,10 +83,11 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
   try {
     const night = await chooseNight(db, o.night);
     timing('open', t0);
-    await db.connection.run(`SET memory_limit = ${sqlString(o.memoryLimit ?? '512MB')}`);
+    const limit = o.memoryLimit ?? '512MB';
+    await db.connection.run(`SET memory_limit = ${sqlString(limit)}`);
     await db.connection.run('SET preserve_insertion_order = true');
     t0 = performance.now();
-    const lookups = await attachLookups(db, o.roots, night, work);
+    const lookups = await attachLookups(db, o.roots, night, work, { limit, onRetry: o.onMemoryRetry ?? (() => {}) });
     timing(`lookups (${lookups})`, t0);
     await db.connection.run(REQ_HOST_MACRO);
     const source = o.requests === '-' ? await saveStdin(work) : o.requests;

@@ -69,7 +69,10 @@ export const command: Command = {
     let summary: VerifySummary;
     const t0 = performance.now();
     try {
-      summary = await runVerify({ roots: positionals, requests: values.requests, night: values.night, format, out: values.out ?? null });
+      summary = await runVerify({
+        roots: positionals, requests: values.requests, night: values.night, format, out: values.out ?? null,
+        onMemoryRetry: (next, err) => process.stderr.write(`adsnap verify: the night's lookups: ${visibleLines(err.message.split('\n')[0]!)}; again with memory_limit ${next}\n`),
+      });
     } catch (err) {
       process.stderr.write(`adsnap verify: ${visibleLines((err as Error).message)}\n`);
       return exitStatusOf(err);
