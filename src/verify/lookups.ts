@@ -38,9 +38,9 @@ export async function keptLookupsPath(root: string, night: string): Promise<stri
 
 /**
  * How the lookups are built: under DuckDB's memory_limit `limit`, and again under twice the limit
- * while DuckDB runs out of memory (up to 4 GB from 512 MB; withMemoryRetry), each try told to
- * `onRetry`. The records of a crawled 1M-site night (71 M) ran out of 512 MB in their grouping;
- * the limit is `limit` again for what follows.
+ * while DuckDB runs out of memory anyway (up to 4 GB from 512 MB; withMemoryRetry), each try told
+ * to `onRetry`; the limit is `limit` again for what follows. The records are grouped one range of
+ * subjects at a time (recordRanges), so a night's size alone does not need the larger limits.
  */
 export interface LookupBuild {
   limit: string;
@@ -77,8 +77,9 @@ export async function attachLookups(db: SnapshotDb, roots: readonly string[], ni
 
 /**
  * The night's records per range of subjects when the record lookup is grouped: the 100k-site
- * bench night's 7.1 M in one range (3.6 s under 512 MB); a crawled 1M-site night's 71 M at once
- * ran out of 512 MB and 1 GB, and took 270 s and 2.5 GB RSS under 2 GB.
+ * bench night's 7.1 M in one range (3.6 s under 512 MB). A crawled 1M-site night's 71 M grouped at
+ * once ran out of 512 MB and 1 GB and needed 2 GB (2.5 GB RSS); in ranges of 8 M, 119 s under
+ * 512 MB, 784 MB RSS (docs/performance.md#verify).
  */
 const LOOKUP_RECORDS_PER_RANGE = 8_000_000;
 
