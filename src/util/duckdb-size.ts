@@ -11,6 +11,11 @@ export function doubledDuckDbSize(size: string): string | null {
   return m ? `${Number(m[1]) * 2}${m[2]}` : null;
 }
 
+/** Whether `err` is DuckDB running out of its memory_limit (what a larger limit may cure). */
+export function isOutOfMemory(err: unknown): boolean {
+  return /Out of Memory/i.test((err as Error)?.message ?? '');
+}
+
 /**
  * Runs `step` under `limit`, and again under twice the limit while DuckDB runs out of memory (at
  * most `tries` times): a night is never lost to the memory bound, which only costs memory where a
@@ -22,7 +27,7 @@ export async function withMemoryRetry<T>(limit: string, step: (limit: string) =>
     try {
       return await step(current);
     } catch (err) {
-      const next = i < tries && /Out of Memory/i.test((err as Error)?.message ?? '') ? doubledDuckDbSize(current) : null;
+      const next = i < tries && isOutOfMemory(err) ? doubledDuckDbSize(current) : null;
       if (next === null) throw err;
       onRetry(next, err as Error);
       current = next;

@@ -15,6 +15,7 @@ import { sqlString } from '../util/sql-literal.js';
 import { REQ_HOST_MACRO, linesQuery } from './request-sql.js';
 import { attachLookups, type LookupSource } from './lookups.js';
 import { batchQuery } from './query.js';
+import { isOutOfMemory } from '../util/duckdb-size.js';
 import { stepTiming } from '../util/step-timing.js';
 
 /** `ADSNAP_VERIFY_TIMING=1`: each step of a run, its time and RSS, on stderr (docs/performance.md#verify). */
@@ -155,7 +156,7 @@ export async function onConnections(db: Pick<SnapshotDb, 'connection' | 'connect
         await task(c, i);
       } catch (err) {
         stop = true;
-        if (cons.length === 1 || !/Out of Memory/i.test((err as Error)?.message ?? '')) throw err;
+        if (cons.length === 1 || !isOutOfMemory(err)) throw err;
         outOfMemory.push(i);
       }
     }
