@@ -75,6 +75,12 @@ describe('a lean crawl process', () => {
     expect(sharedObjects.filter((s) => /duckdb/i.test(s))).toEqual([]);
   }, 150_000);
 
+  it('the verify command loads no DuckDB at import either: it sets its allocator option first, then loads it (src/cli/commands/verify.ts)', () => {
+    const { urls, sharedObjects } = loadsOf(pathToFileURL(path.join(repoRoot, 'dist', 'src', 'cli', 'commands', 'verify.js')).href);
+    expect(matching(urls, SQL_LAYER)).toEqual([]);
+    expect(sharedObjects.filter((s) => /duckdb/i.test(s))).toEqual([]);
+  }, 150_000);
+
   it('the SQL layer does map DuckDB (the check above can fail)', () => {
     const { urls, sharedObjects } = loadsOf(pathToFileURL(path.join(repoRoot, 'dist', 'src', 'sql', 'snapshot-db.js')).href);
     expect(urls.some((u) => /\/node_modules\/@duckdb\/node-api\//.test(u))).toBe(true);

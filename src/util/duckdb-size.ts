@@ -49,7 +49,8 @@ export const DUCKDB_ALLOCATOR_ENV = 'DUCKDB_JE_MALLOC_CONF';
 
 /**
  * One jemalloc arena for the DuckDB of a process whose peak memory is budgeted: the crawl, whose
- * commit (the compaction, then the derived tables) sets its peak. jemalloc spreads threads over
+ * commit (the compaction, then the derived tables) sets its peak, and `adsnap verify`, whose two
+ * batches at once do (1M requests: 852–906 → 746 MB peak RSS, and faster). jemalloc spreads threads over
  * 4 × cores arenas (DuckDB's workers, and the libuv thread the bindings run a statement on, which
  * need not be the same from one statement to the next), so the pages one table's sort freed are
  * still dirty (held for `dirty_decay_ms`, 10 s) in an arena the next table's sort may not use: the
@@ -58,8 +59,8 @@ export const DUCKDB_ALLOCATOR_ENV = 'DUCKDB_JE_MALLOC_CONF';
  * → 166 MB, the derivation's 199–212 → 171–178 MB, in the same time (docs/performance.md).
  * Purging at once instead (`dirty_decay_ms:0`) gave 134 MB but made the compaction 27% slower.
  *
- * It takes effect only if it runs before DuckDB's library is loaded (a crawl loads it at its commit;
- * test/library-export.test.ts checks that). A value the user set, even empty, is kept.
+ * It takes effect only if it runs before DuckDB's library is loaded (a crawl loads it at its commit,
+ * verify after its flags are read; test/library-export.test.ts checks both). A value the user set, even empty, is kept.
  */
 export function oneDuckDbArena(env: NodeJS.ProcessEnv = process.env): void {
   env[DUCKDB_ALLOCATOR_ENV] ??= 'narenas:1';

@@ -18,12 +18,12 @@ import { batchQuery } from './query.js';
 import { concatBytes, concatPlan } from '../sink/parquet-concat.js';
 import { isOutOfMemory } from '../util/duckdb-size.js';
 import { stepTiming } from '../util/step-timing.js';
+import type { VerifyFormat } from './formats.js';
 
 /** `ADSNAP_VERIFY_TIMING=1`: each step of a run, its time and RSS, on stderr (docs/performance.md#verify). */
 const timing = stepTiming('ADSNAP_VERIFY_TIMING');
 
-export const VERIFY_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
-export type VerifyFormat = (typeof VERIFY_FORMATS)[number];
+export { VERIFY_FORMATS, type VerifyFormat } from './formats.js';
 
 export interface VerifyOptions {
   roots: readonly string[];
