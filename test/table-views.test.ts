@@ -158,6 +158,31 @@ describe('the table views of sql/views.sql', () => {
     await expect(openSnapshotDb(root, { night: "2026-11-20' OR true" })).rejects.toThrow(/not a night/);
   });
 
+  it('opened with `only`, the views after the table views are those macros and what their SQL names, nothing else', async () => {
+    const root = await oldCatalogueRoot();
+    const created = async (o: { only?: readonly string[] }) => {
+      const db = await openSnapshotDb(root, o);
+      try {
+        const rows = await db.rows(`SELECT function_name AS name FROM duckdb_functions() WHERE NOT internal AND function_type LIKE '%macro%'
+          UNION SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1`);
+        const files = await db.rows("SELECT count(*) AS n FROM adsnap_auth_files('2026-11-20')").catch((e: Error) => e.message);
+        return { names: new Set(rows.map((r) => String(r.name))), files };
+      } finally {
+        db.close();
+      }
+    };
+    const all = await created({});
+    const some = await created({ only: ['adsnap_auth_files'] });
+    // adsnap_auth_files reads adsnap_auth_files_in, which reads adsnap_in_range: all three, and the table views.
+    for (const name of ['adsnap_auth_files', 'adsnap_auth_files_in', 'adsnap_in_range', 'files', 'ads_records', 'adsnap_host']) expect(some.names, name).toContain(name);
+    for (const name of ['adsnap_auth_records', 'authorization_at', 'file_scopes', 'headline_figures']) {
+      expect(all.names, name).toContain(name);
+      expect(some.names, name).not.toContain(name);
+    }
+    expect([all.files, some.files]).toEqual([[{ n: 0 }], [{ n: 0 }]]);
+    await expect(openSnapshotDb(root, { only: ['no_such_macro'] })).rejects.toThrow(/creates no no_such_macro/);
+  });
+
   it('the stand-in of the manifests lists no part; an unknown name is an error, not a view', () => {
     expect(standInSql('_runs')).toContain('WHERE false');
     expect(() => viewSql('no_such_table')).toThrow(/no table "no_such_table"/);

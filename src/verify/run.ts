@@ -54,6 +54,14 @@ export interface VerifySummary {
   lookups: LookupSource;
 }
 
+/**
+ * The macros of sql/views.sql that verify calls (after its table views; adsnap_host and the others
+ * before them are always there): they read every table the lookups are built from, so no figure
+ * view is created (openSnapshotDb's `only`: 0.7 s less).
+ */
+const VERIFY_MACROS = ['adsnap_auth_apps', 'adsnap_auth_files', 'adsnap_auth_records', 'adsnap_auth_partners', 'adsnap_auth_sellers',
+  'adsnap_auth_verdict', 'adsnap_auth_reason', 'adsnap_pair_relationship'];
+
 /** A night the roots do not hold: a usage error (exit 2; code 'USAGE', src/cli/exit-codes.ts), nothing written. */
 export class NightNotHeldError extends Error {
   readonly code = 'USAGE';
@@ -80,7 +88,7 @@ export async function chooseNight(db: SnapshotDb, asked: string | undefined): Pr
 
 export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
   let t0 = performance.now();
-  const db = await openSnapshotDb(o.roots);
+  const db = await openSnapshotDb(o.roots, { only: VERIFY_MACROS });
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
   try {
     const night = await chooseNight(db, o.night);
