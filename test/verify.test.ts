@@ -11,7 +11,7 @@ import { deriveNight } from '../src/report/derived.js';
 import { startSimweb, type Simweb } from '../src/simweb/index.js';
 import { derivedKey, readMarker } from '../src/sql/derived.js';
 import { attachLookups, keptLookupsPath } from '../src/verify/lookups.js';
-import { onConnections, runVerify } from '../src/verify/run.js';
+import { onConnections, recordSource, runVerify } from '../src/verify/run.js';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { repoRoot } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
@@ -264,6 +264,19 @@ describe('adsnap verify: batches', () => {
     } finally {
       db.close();
     }
+  });
+
+  it("the run's records cut from the night's first, then each batch judged against them: the same rows as each batch reading the night's", async () => {
+    const requests = path.join(tmp, 'records.jsonl');
+    writeFileSync(requests, REQUESTS.join('\n') + '\n');
+    for (const records of ['run', 'night'] as const) {
+      const out = path.join(tmp, `records-${records}.jsonl`);
+      const summary = await runVerify({ roots: [root], requests, format: 'jsonl', out, batchLines: 4, records });
+      expect(summary.lines).toBe(REQUESTS.length);
+      expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), records).toEqual(lines);
+    }
+    // By default, the run's records on a night of many keys, more than the run's lines can name (four each).
+    expect([recordSource(3_700_000, 100_000), recordSource(37_000_000, 1_000_000), recordSource(37_000_000, 10_000_000)]).toEqual(['night', 'run', 'night']);
   });
 
   it('out of memory with two batches at once: those batches again one at a time; another failure is thrown once both are done', async () => {

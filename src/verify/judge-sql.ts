@@ -32,12 +32,11 @@ function exactMatch(alias: string): string {
 }
 
 /**
- * The CTEs keyed and recs, after `located` (request-sql.ts subjectCte): the requests of a batch
- * each with the keys of the four records it can be judged by (its pair in its file and in the
- * partner's ads.txt, its first hp=1 SupplyChain node's in each), materialized once; and the
- * night's records under those keys.
+ * The CTE keyed, after `located` (request-sql.ts subjectCte): the requests of a batch each with the
+ * keys of the four records it can be judged by (its pair in its file and in the partner's
+ * ads.txt, its first hp=1 SupplyChain node's in each), materialized once.
  */
-export function keyedCtes(): string {
+export function keyedCte(): string {
   return `keyed AS MATERIALIZED (
   SELECT *, ${RECORD_KEY('subject', 'file_kind', 'ad_system', 'seller_key')} AS own_k,
          ${RECORD_KEY('partner', "'ads.txt'", 'ad_system', 'seller_key')} AS partner_k,
@@ -46,8 +45,21 @@ export function keyedCtes(): string {
   FROM (SELECT *, adsnap_seller_key(seller_id) AS seller_key, adsnap_seller_key(first_sid) AS first_key
         FROM (SELECT *, req_host(list_filter(nodes, x -> x.hp = 1)[1].asi) AS first_asi, list_filter(nodes, x -> x.hp = 1)[1].sid AS first_sid
               FROM located))
-), recs AS MATERIALIZED (
-  SELECT * FROM w.auth_recs WHERE k IN (SELECT unnest([own_k, partner_k, first_own_k, first_partner_k]) FROM keyed)
+)`;
+}
+
+/** The record keys of the requests of `keyed` (a table expression), one row each, NULLs among them. */
+export function keysOf(keyed: string): string {
+  return `SELECT unnest([own_k, partner_k, first_own_k, first_partner_k]) FROM ${keyed}`;
+}
+
+/**
+ * The CTE recs: the records of `records` (w.auth_recs, or the run's records of a night far larger
+ * than the run: run.ts) under the keys of the batch's requests (`keyed`).
+ */
+export function recsCte(records: string, keyed = 'keyed'): string {
+  return `recs AS MATERIALIZED (
+  SELECT * FROM ${records} WHERE k IN (${keysOf(keyed)})
 )`;
 }
 

@@ -5,7 +5,7 @@
  * order. Columns: docs/guide/verify.md.
  */
 import { requestsCte, subjectCte } from './request-sql.js';
-import { judgedCtes, keyedCtes } from './judge-sql.js';
+import { judgedCtes, keyedCte, recsCte } from './judge-sql.js';
 import { SCHAIN_INVALID_CODES, issuesExpr, nodesQuery } from './schain-sql.js';
 
 /** Reasons whose deciding file is the inventory partner's ads.txt (§3.5, second row). */
@@ -39,12 +39,30 @@ function schainColumns(): string {
 /**
  * Lines `first`…`last` of l.lines, judged, as the rows `adsnap verify` writes: one statement, no
  * intermediate table (the keyed requests and their records are materialized CTEs, each read more
- * than once).
+ * than once), the records read from `records`.
  */
-export function batchQuery(first: number, last: number): string {
+export function batchQuery(first: number, last: number, records = 'w.auth_recs'): string {
   return `WITH ${requestsCte(first, last)},
 ${subjectCte()},
-${keyedCtes()},
+${keyedCte()},
+${recsCte(records)},
+chains AS (${nodesQuery('keyed')}),
+${judgedCtes('keyed', 'recs', 'chains')},
+${outputCtes('judged')}`;
+}
+
+/** Lines `first`…`last` of l.lines, read, located and keyed: the first half of batchQuery (the run's records, run.ts). */
+export function keyedQuery(first: number, last: number): string {
+  return `WITH ${requestsCte(first, last)},
+${subjectCte()},
+${keyedCte()}
+SELECT * FROM keyed`;
+}
+
+/** The keyed requests of `keyed` (a table expression: keyedQuery's rows) judged against `records`: the second half of batchQuery. */
+export function judgeKeyedQuery(keyed: string, records: string): string {
+  return `WITH keyed AS MATERIALIZED (SELECT * FROM ${keyed}),
+${recsCte(records)},
 chains AS (${nodesQuery('keyed')}),
 ${judgedCtes('keyed', 'recs', 'chains')},
 ${outputCtes('judged')}`;
