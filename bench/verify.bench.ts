@@ -56,6 +56,12 @@ export async function makeRequests(root: string, file: string, count: number): P
   }
 }
 
+/** The run against the targets above (the command's own peak RSS, in MiB as it prints it): the first run against a night also builds its lookups. */
+function targets(perS: number, rssMb: number): string {
+  const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
+  return `≥ 100,000/s ${mark(perS >= 100_000)}, ≤ 1 GB ${mark(rssMb <= 1024)}`;
+}
+
 async function verify(root: string, requests: string, out: string): Promise<string> {
   const child = spawn(process.execPath, [bin, 'verify', root, '--requests', requests, '--format', 'parquet', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -79,8 +85,8 @@ export async function run(): Promise<void> {
     const wide = path.join(tmp, 'wide');
     await writeWideNight(crawled, wide, WIDE, N, DATE);
     console.log(`night of ${WIDE} × ${N} sites written`);
-    console.log('| requests | wall s | requests/s | summary |');
-    console.log('|---|---|---|---|');
+    console.log('| requests | wall s | requests/s | peak RSS | targets | summary |');
+    console.log('|---|---|---|---|---|---|');
     for (const [i, count] of COUNTS.entries()) {
       const requests = path.join(tmp, `requests-${count}.jsonl`);
       await makeRequests(wide, requests, count);
@@ -90,7 +96,8 @@ export async function run(): Promise<void> {
         const t0 = performance.now();
         const line = await verify(wide, requests, path.join(tmp, 'out.parquet'));
         const wallS = (performance.now() - t0) / 1000;
-        console.log(`| ${count} | ${wallS.toFixed(1)} | ${Math.round(count / wallS)} | ${line.replace(/\n\s*/g, ' ')} |`);
+        const rssMb = Number(/peak RSS (\d+) MB/.exec(line)?.[1] ?? NaN);
+        console.log(`| ${count} | ${wallS.toFixed(1)} | ${Math.round(count / wallS)} | ${rssMb} MB | ${targets(count / wallS, rssMb)} | ${line.replace(/\n\s*/g, ' ')} |`);
       }
       await rm(requests, { force: true });
     }
