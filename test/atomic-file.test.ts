@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replaceFileAtomically, temporaryName, writeFileSynced } from '../src/util/atomic-file.js';
+import { replaceFileAtomically, replaceFileFromStream, temporaryName, writeFileSynced } from '../src/util/atomic-file.js';
 import { useTempDirs } from './helpers/tmp.js';
 
 const tempDir = useTempDirs('atomic');
@@ -40,5 +40,23 @@ describe('atomic files (src/util/atomic-file.ts)', () => {
     const file = path.join(dir, 'missing-dir', 'state.json');
     await expect(replaceFileAtomically(file, 'x')).rejects.toMatchObject({ code: 'ENOENT' });
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a file replaced from a stream: whole once the stream ends; the old file untouched and no temporary file left when it fails', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'verdicts.jsonl');
+    writeFileSync(file, 'old\n');
+    async function* lines(fail: boolean) {
+      yield Buffer.from('a\n');
+      await new Promise((r) => setTimeout(r, 5));
+      // Half-way: the old file is still what a reader sees.
+      expect(readFileSync(file, 'utf8')).toBe('old\n');
+      if (fail) throw new Error('the query failed');
+      yield Buffer.from('b\n');
+    }
+    await expect(replaceFileFromStream(file, lines(true))).rejects.toThrow('the query failed');
+    expect([readFileSync(file, 'utf8'), readdirSync(dir)]).toEqual(['old\n', ['verdicts.jsonl']]);
+    await replaceFileFromStream(file, lines(false));
+    expect([readFileSync(file, 'utf8'), readdirSync(dir)]).toEqual(['a\nb\n', ['verdicts.jsonl']]);
   });
 });

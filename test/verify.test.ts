@@ -226,7 +226,7 @@ describe('adsnap verify: formats, stdin, and what exits 2', () => {
     expect(pq.code, pq.stderr).toBe(0);
     expect(readFileSync(out).subarray(0, 4).toString()).toBe('PAR1');
   });
-  it('a night the roots do not hold, a root that is not a snapshot: exit 2, nothing written', async () => {
+  it('a night the roots do not hold, a root that is not a snapshot, an --out in no directory: exit 2, nothing written', async () => {
     const requests = path.join(tmp, 'one.jsonl');
     writeFileSync(requests, REQUESTS[0] + '\n');
     const out = path.join(tmp, 'never.jsonl');
@@ -237,6 +237,8 @@ describe('adsnap verify: formats, stdin, and what exits 2', () => {
     expect(notRoot.code).toBe(2);
     expect(notRoot.stderr).toMatch(/nothing-here: no such directory \(a snapshot root is/);
     expect(existsSync(out)).toBe(false);
+    const noDir = await runCli(['verify', root, '--requests', requests, '--out', path.join(tmp, 'no-dir', 'v.jsonl')]);
+    expect([noDir.code, noDir.stderr]).toEqual([2, expect.stringContaining('no-dir/v.jsonl: no such directory')]);
   });
 });
 

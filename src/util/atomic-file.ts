@@ -5,8 +5,10 @@
  * (replace) or by link(2) (create, failing when the name exists: the run lock).
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 
 /** Writes `data` to `file` (opened with `flag`), fsynced before closing unless `sync` is false. */
 export async function writeFileSynced(file: string, data: string | Uint8Array, o: { flag?: 'w' | 'wx'; sync?: boolean } = {}): Promise<void> {
@@ -36,6 +38,24 @@ export async function replaceFileAtomically(file: string, data: string | Uint8Ar
   await writeFileSynced(tmp, data);
   await rename(tmp, file);
   if (o.syncDir) await fsyncDir(path.dirname(file));
+}
+
+/**
+ * Replaces `file` with the bytes of `source`, streamed to a temporary name beside it and renamed
+ * when whole: a reader, or a run killed half-way, sees the old file or the new one, never a part
+ * (a kill leaves the hidden temporary file). Not fsynced: an output of hundreds of MB (`adsnap
+ * verify --out`) need not survive a power cut, only never be seen cut short. On failure the
+ * temporary file is removed and `file` is as it was.
+ */
+export async function replaceFileFromStream(file: string, source: AsyncIterable<Uint8Array>): Promise<void> {
+  const tmp = temporaryName(file);
+  try {
+    await pipeline(source, createWriteStream(tmp));
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** Makes renames/links in `dir` durable (POSIX: the directory entry needs its own fsync). */

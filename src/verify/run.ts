@@ -5,7 +5,7 @@
  * DuckDB's memory is capped and it spills (openSnapshotDb's private spill folder), so 10 million lines fit in bounded memory.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,7 @@ import { keysOf } from './judge-sql.js';
 import { concatBytes, concatPlan } from '../sink/parquet-concat.js';
 import { isOutOfMemory } from '../util/duckdb-size.js';
 import { stepTiming } from '../util/step-timing.js';
+import { replaceFileFromStream } from '../util/atomic-file.js';
 import type { VerifyFormat } from './formats.js';
 
 /** `ADSNAP_VERIFY_TIMING=1`: each step of a run, its time and RSS, on stderr (docs/performance.md#verify). */
@@ -289,8 +290,8 @@ async function saveStdin(work: string): Promise<string> {
 }
 
 /**
- * The judged rows (`parts`, Parquet files read in order) in the format asked, to --out or to
- * stdout. Parquet is the parts' pages joined under one footer (sink/parquet-concat.ts), none
+ * The judged rows (`parts`, Parquet files read in order) in the format asked, to stdout or to
+ * --out, which is replaced whole once written (replaceFileFromStream: never seen cut short). Parquet is the parts' pages joined under one footer (sink/parquet-concat.ts), none
  * decoded: DuckDB's COPY from the parts took 2.4 CPU s per million rows; it is the fallback when
  * the parts' footers are not ones the join understands. JSON Lines and CSV are written part by
  * part, BATCH_WORKERS at once (DuckDB writes one text file on one thread: 5.3 s for 1M rows of
@@ -304,7 +305,7 @@ async function writeOutput(db: SnapshotDb, parts: readonly string[], work: strin
     await c.run(`COPY (SELECT * FROM read_parquet(${sqlString(parts[i]!)})) TO ${sqlString(texts[i]!)} (${options})`);
   });
   if (o.out === null) return pipeline(concatenated(texts), process.stdout, { end: false });
-  await pipeline(concatenated(texts), createWriteStream(o.out));
+  await replaceFileFromStream(o.out, concatenated(texts));
 }
 
 /** The parts as one Parquet file, to `out` or stdout: one part as it is, several joined, else through DuckDB. */
@@ -315,9 +316,9 @@ async function writeParquet(db: SnapshotDb, parts: readonly string[], work: stri
     file = path.join(work, 'verified.parquet');
     await db.connection.run(`COPY (SELECT * FROM read_parquet([${parts.map(sqlString).join(', ')}])) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`);
   }
-  if (plan === null) return out === null ? pipeline(createReadStream(file), process.stdout, { end: false }) : copyFile(file, out);
-  if (out === null) return pipeline(concatBytes(plan), process.stdout, { end: false });
-  await pipeline(concatBytes(plan), createWriteStream(out));
+  const bytes = plan === null ? createReadStream(file) : concatBytes(plan);
+  if (out === null) return pipeline(bytes, process.stdout, { end: false });
+  await replaceFileFromStream(out, bytes);
 }
 
 /** The bytes of `files`, one after the other. */

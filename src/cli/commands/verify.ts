@@ -5,6 +5,7 @@
  * one night of the roots (src/verify/).
  */
 import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { VerifySummary } from '../../verify/run.js';
 import { VERIFY_FORMATS, type VerifyFormat } from '../../verify/formats.js';
 import { oneDuckDbArena } from '../../util/duckdb-size.js';
@@ -41,10 +42,11 @@ written to is read as before.
   --night DATE|latest  the night to verify against (default: the latest the ROOTs hold)
   --format FORMAT      jsonl (default), csv (a header row; lists as DuckDB writes them) or
                        parquet (needs --out)
-  --out FILE           where to write (replaced); default stdout
+  --out FILE           where to write (replaced whole when done); default stdout
 
 Exit status: 0 done (bad lines are rows, not failures); 1 a query failed; 2 bad usage: a ROOT
-without a complete run, a --night the ROOTs do not hold, a missing FILE (nothing written).
+without a complete run, a --night the ROOTs do not hold, a missing FILE, an --out in a missing
+directory (nothing written). --out is replaced whole once written: never seen half-written.
 
 Example:
   adsnap verify out --requests bids.jsonl --out verdicts.jsonl`;
@@ -68,6 +70,8 @@ export const command: Command = {
     if (format === 'parquet' && values.out === undefined) throw new UsageError('--format parquet needs --out FILE');
     if (values.night !== undefined && values.night !== 'latest' && !isCalendarDate(values.night)) throw new UsageError(`--night must be YYYY-MM-DD or latest, got '${values.night}'`);
     if (values.out !== undefined && isDirectoryPath(values.out)) throw new UsageError(`--out ${values.out} is a directory, not a file`);
+    // Checked before the run, not found after it: the output is written last, beside its final name.
+    if (values.out !== undefined && !isDirectoryPath(path.dirname(path.resolve(values.out)))) throw new UsageError(`--out ${values.out}: no such directory`);
     let summary: VerifySummary;
     const t0 = performance.now();
     // One allocator arena, set before DuckDB's library loads (with run.js): its two batches at
