@@ -4,7 +4,7 @@
  * with and without inventorypartnerdomain (cases A, B.1, B.2, C of §3.4), §4.11's worked examples
  * and WEB-1 for the §4.6 SupplyChain checks, and bad lines as rows.
  */
-import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveNight } from '../src/report/derived.js';
@@ -14,7 +14,7 @@ import { attachLookups, keptLookupsPath } from '../src/verify/lookups.js';
 import { onConnections, recordSource, runVerify } from '../src/verify/run.js';
 import { openSnapshotDb } from '../src/sql/snapshot-db.js';
 import { repoRoot } from './helpers/corpus.js';
-import { runCli } from './helpers/run-cli.js';
+import { finished, runCli, spawnCli } from './helpers/run-cli.js';
 import { useTempDirs } from './helpers/tmp.js';
 
 const tempDir = useTempDirs('verify');
@@ -239,6 +239,29 @@ describe('adsnap verify: formats, stdin, and what exits 2', () => {
     expect(existsSync(out)).toBe(false);
     const noDir = await runCli(['verify', root, '--requests', requests, '--out', path.join(tmp, 'no-dir', 'v.jsonl')]);
     expect([noDir.code, noDir.stderr]).toEqual([2, expect.stringContaining('no-dir/v.jsonl: no such directory')]);
+  });
+});
+
+describe('adsnap verify: stopped by SIGTERM', () => {
+  it('while its batches run: exit 1 saying so, its temporary files removed, --out left as it was', async () => {
+    const requests = path.join(tmp, 'many.jsonl');
+    writeFileSync(requests, Array.from({ length: 6000 }, () => REQUESTS.join('\n')).join('\n') + '\n');
+    const out = path.join(tmp, 'kept.jsonl');
+    writeFileSync(out, 'the last run\n');
+    // Its own temporary folder: the run's private folder and DuckDB's spill folder are made there.
+    const own = path.join(tmp, 'own-tmp');
+    mkdirSync(own);
+    const child = spawnCli(['verify', root, '--requests', requests, '--out', out], undefined, { TMPDIR: own, ADSNAP_VERIFY_TIMING: '1' });
+    child.stdin!.end();
+    // The lines are stored: the batches (about 250,000 lines of them) are running.
+    child.stderr!.on('data', (d: Buffer) => {
+      if (/^lines: /m.test(String(d))) child.kill('SIGTERM');
+    });
+    const r = await finished(child);
+    expect([r.code, r.stderr]).toEqual([1, expect.stringContaining('adsnap verify: stopped by SIGTERM; nothing written')]);
+    expect(readdirSync(own)).toEqual([]);
+    expect(readFileSync(out, 'utf8')).toBe('the last run\n');
+    expect(readdirSync(tmp).filter((f) => f.startsWith('.kept.jsonl'))).toEqual([]);
   });
 });
 

@@ -75,6 +75,10 @@ export async function openSnapshotDb(roots: string | readonly string[], o: { all
       more.push(c);
       return c;
     },
+    /** Stops the statement each connection is running (it fails with DuckDB's interrupt error): a command told to stop. */
+    interrupt(): void {
+      for (const c of [db, ...more]) c.interrupt();
+    },
     /** The nights whose figure views read a current derived set, and those read from the definitions. */
     derived,
     /**

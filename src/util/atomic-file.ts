@@ -44,13 +44,13 @@ export async function replaceFileAtomically(file: string, data: string | Uint8Ar
  * Replaces `file` with the bytes of `source`, streamed to a temporary name beside it and renamed
  * when whole: a reader, or a run killed half-way, sees the old file or the new one, never a part
  * (a kill leaves the hidden temporary file). Not fsynced: an output of hundreds of MB (`adsnap
- * verify --out`) need not survive a power cut, only never be seen cut short. On failure the
- * temporary file is removed and `file` is as it was.
+ * verify --out`) need not survive a power cut, only never be seen cut short. On failure, or when
+ * `signal` aborts, the temporary file is removed and `file` is as it was.
  */
-export async function replaceFileFromStream(file: string, source: AsyncIterable<Uint8Array>): Promise<void> {
+export async function replaceFileFromStream(file: string, source: AsyncIterable<Uint8Array>, signal?: AbortSignal): Promise<void> {
   const tmp = temporaryName(file);
   try {
-    await pipeline(source, createWriteStream(tmp));
+    await pipeline(source, createWriteStream(tmp), { signal });
     await rename(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true });

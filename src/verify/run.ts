@@ -47,6 +47,11 @@ export interface VerifyOptions {
   records?: 'night' | 'run';
   /** Told when the night's lookups ran out of DuckDB's memory and are built again under `next` (lookups.ts). */
   onMemoryRetry?: (next: string, err: Error) => void;
+  /**
+   * Stops the run (its DuckDB statements interrupted, its temporary files removed, --out left as
+   * it was) and rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export interface VerifySummary {
@@ -94,8 +99,11 @@ export async function chooseNight(db: SnapshotDb, asked: string | undefined): Pr
 }
 
 export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
+  o.signal?.throwIfAborted();
   let t0 = performance.now();
   const db = await openSnapshotDb(o.roots, { only: VERIFY_MACROS });
+  const stop = () => db.interrupt();
+  o.signal?.addEventListener('abort', stop, { once: true });
   const work = await mkdtemp(path.join(tmpdir(), 'adsnap-verify-'));
   try {
     const night = await chooseNight(db, o.night);
@@ -107,18 +115,23 @@ export async function runVerify(o: VerifyOptions): Promise<VerifySummary> {
     const lookups = await attachLookups(db, o.roots, night, work, { limit, onRetry: o.onMemoryRetry ?? (() => {}) });
     timing(`lookups (${lookups})`, t0);
     await db.connection.run(REQ_HOST_MACRO);
-    const source = o.requests === '-' ? await saveStdin(work) : o.requests;
-    const parts = await judgeInBatches(db, source, work, o.batchLines ?? BATCH_LINES, o.records);
+    const source = o.requests === '-' ? await saveStdin(work, o.signal) : o.requests;
+    const parts = await judgeInBatches(db, source, work, o.batchLines ?? BATCH_LINES, o.records, o.signal);
     // The parts read in order are the output: no Parquet file of them all before the one asked for.
     const judged = `read_parquet([${parts.map(sqlString).join(', ')}])`;
     t0 = performance.now();
     const summary = { ...(await summarize(db, judged, night)), lookups };
     timing('summary', t0);
     t0 = performance.now();
+    o.signal?.throwIfAborted();
     await writeOutput(db, parts, work, o);
     timing('output', t0);
     return summary;
+  } catch (err) {
+    // An interrupted statement fails with DuckDB's own message: the reason is the signal's.
+    throw o.signal?.aborted ? o.signal.reason : err;
   } finally {
+    o.signal?.removeEventListener('abort', stop);
     db.close();
     await rm(work, { recursive: true, force: true });
   }
@@ -217,7 +230,7 @@ export function recordSource(keys: number, lines: number): 'night' | 'run' {
  * the records under all their keys are copied out of the lookup at once (0.85 s for 1M requests
  * against 37 M keys), and then each batch is judged against those alone.
  */
-async function judgeInBatches(db: SnapshotDb, source: string, work: string, batchLines: number, records?: 'night' | 'run'): Promise<string[]> {
+async function judgeInBatches(db: SnapshotDb, source: string, work: string, batchLines: number, records?: 'night' | 'run', signal?: AbortSignal): Promise<string[]> {
   const con = db.connection;
   let t0 = performance.now();
   await con.run(`ATTACH ${sqlString(path.join(work, 'lines.duckdb'))} AS l (ROW_GROUP_SIZE ${LINES_ROW_GROUP_ROWS})`);
@@ -232,7 +245,9 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string, batc
   const parts = Array.from({ length: batches }, (_, i) => path.join(work, `part-${i}.parquet`));
   const range = (i: number): [number, number] => [1 + i * batchLines, (i + 1) * batchLines];
   const prepare = (c: DuckDBConnection) => c.run(REQ_HOST_MACRO).then(() => undefined);
+  // A stop between two statements interrupts none: no batch starts after it.
   const write = async (c: DuckDBConnection, query: string, i: number) => {
+    signal?.throwIfAborted();
     await c.run(`COPY (${query}) TO ${sqlString(parts[i]!)} (FORMAT parquet, COMPRESSION zstd)`);
   };
   const keys = Number((await db.rows('SELECT count(*) AS n FROM w.auth_recs'))[0]!.n);
@@ -243,6 +258,7 @@ async function judgeInBatches(db: SnapshotDb, source: string, work: string, batc
     // The keyed requests in DuckDB's own tables: Parquet would write the 128-bit keys as DOUBLE.
     const keyed = (i: number) => `l.keyed_${i}`;
     await onConnections(db, BATCH_WORKERS, batches, prepare, async (c, i) => {
+      signal?.throwIfAborted();
       await c.run(`CREATE TABLE ${keyed(i)} AS ${keyedQuery(...range(i))}`);
     });
     timing(`batches keyed (${batches})`, t0);
@@ -283,9 +299,9 @@ async function summarize(db: SnapshotDb, judged: string, night: string): Promise
  * stdin copied to a file in the private folder, bytes only: DuckDB cannot open /dev/stdin when it
  * is a socket (a spawned child's), and the query may read its source more than once.
  */
-async function saveStdin(work: string): Promise<string> {
+async function saveStdin(work: string, signal?: AbortSignal): Promise<string> {
   const file = path.join(work, 'stdin.jsonl');
-  await pipeline(process.stdin, createWriteStream(file));
+  await pipeline(process.stdin, createWriteStream(file), { signal });
   return file;
 }
 
@@ -298,18 +314,18 @@ async function saveStdin(work: string): Promise<string> {
  * JSON Lines), then joined byte for byte in order (CSV's header with the first part only).
  */
 async function writeOutput(db: SnapshotDb, parts: readonly string[], work: string, o: VerifyOptions): Promise<void> {
-  if (o.format === 'parquet') return writeParquet(db, parts, work, o.out);
+  if (o.format === 'parquet') return writeParquet(db, parts, work, o.out, o.signal);
   const texts = parts.map((_, i) => path.join(work, `verified-${i}.${o.format}`));
   await onConnections(db, BATCH_WORKERS, parts.length, async () => {}, async (c, i) => {
     const options = o.format === 'csv' ? `FORMAT csv, HEADER ${i === 0}` : 'FORMAT json';
     await c.run(`COPY (SELECT * FROM read_parquet(${sqlString(parts[i]!)})) TO ${sqlString(texts[i]!)} (${options})`);
   });
-  if (o.out === null) return pipeline(concatenated(texts), process.stdout, { end: false });
-  await replaceFileFromStream(o.out, concatenated(texts));
+  if (o.out === null) return pipeline(concatenated(texts), process.stdout, { end: false, signal: o.signal });
+  await replaceFileFromStream(o.out, concatenated(texts), o.signal);
 }
 
 /** The parts as one Parquet file, to `out` or stdout: one part as it is, several joined, else through DuckDB. */
-async function writeParquet(db: SnapshotDb, parts: readonly string[], work: string, out: string | null): Promise<void> {
+async function writeParquet(db: SnapshotDb, parts: readonly string[], work: string, out: string | null, signal?: AbortSignal): Promise<void> {
   const plan = parts.length > 1 ? await concatPlan(parts) : null;
   let file = parts[0]!;
   if (plan === null && parts.length > 1) {
@@ -317,8 +333,8 @@ async function writeParquet(db: SnapshotDb, parts: readonly string[], work: stri
     await db.connection.run(`COPY (SELECT * FROM read_parquet([${parts.map(sqlString).join(', ')}])) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`);
   }
   const bytes = plan === null ? createReadStream(file) : concatBytes(plan);
-  if (out === null) return pipeline(bytes, process.stdout, { end: false });
-  await replaceFileFromStream(out, bytes);
+  if (out === null) return pipeline(bytes, process.stdout, { end: false, signal });
+  await replaceFileFromStream(out, bytes, signal);
 }
 
 /** The bytes of `files`, one after the other. */

@@ -47,6 +47,7 @@ written to is read as before.
 Exit status: 0 done (bad lines are rows, not failures); 1 a query failed; 2 bad usage: a ROOT
 without a complete run, a --night the ROOTs do not hold, a missing FILE, an --out in a missing
 directory (nothing written). --out is replaced whole once written: never seen half-written.
+SIGTERM or SIGINT stops a run: exit 1, its temporary files removed, --out as it was.
 
 Example:
   adsnap verify out --requests bids.jsonl --out verdicts.jsonl`;
@@ -79,14 +80,22 @@ export const command: Command = {
     // 8.7–9.0 → 8.3–8.5 s (docs/performance.md#verify).
     oneDuckDbArena();
     const { runVerify } = await import('../../verify/run.js');
+    // SIGTERM or SIGINT: the run stops, its temporary files are removed and --out is left as it was (exit 1).
+    const controller = new AbortController();
+    const onSignal = (sig: NodeJS.Signals) => controller.abort(new Error(`stopped by ${sig}; nothing written`));
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
     try {
       summary = await runVerify({
-        roots: positionals, requests: values.requests, night: values.night, format, out: values.out ?? null,
+        roots: positionals, requests: values.requests, night: values.night, format, out: values.out ?? null, signal: controller.signal,
         onMemoryRetry: (next, err) => process.stderr.write(`adsnap verify: the night's lookups: ${visibleLines(err.message.split('\n')[0]!)}; again with memory_limit ${next}\n`),
       });
     } catch (err) {
       process.stderr.write(`adsnap verify: ${visibleLines((err as Error).message)}\n`);
       return exitStatusOf(err);
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
     }
     const ru = process.resourceUsage();
     const took = `${((performance.now() - t0) / 1000).toFixed(1)} s (CPU ${((ru.userCPUTime + ru.systemCPUTime) / 1e6).toFixed(1)} s), peak RSS ${Math.round(ru.maxRSS / 1024)} MB`;
