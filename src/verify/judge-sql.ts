@@ -48,9 +48,12 @@ export function keyedCte(): string {
 )`;
 }
 
+/** The record keys a request can name (keyedCte's columns): its pair's and its first hp=1 node's, each in its file and in the partner's ads.txt. */
+export const RECORD_KEYS = ['own_k', 'partner_k', 'first_own_k', 'first_partner_k'] as const;
+
 /** The record keys of the requests of `keyed` (a table expression), one row each, NULLs among them. */
 export function keysOf(keyed: string): string {
-  return `SELECT unnest([own_k, partner_k, first_own_k, first_partner_k]) FROM ${keyed}`;
+  return `SELECT unnest([${RECORD_KEYS.join(', ')}]) FROM ${keyed}`;
 }
 
 /**

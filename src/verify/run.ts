@@ -15,7 +15,7 @@ import { sqlString } from '../util/sql-literal.js';
 import { REQ_HOST_MACRO, linesQuery } from './request-sql.js';
 import { attachLookups, type LookupSource } from './lookups.js';
 import { batchQuery, judgeKeyedQuery, keyedQuery } from './query.js';
-import { keysOf } from './judge-sql.js';
+import { RECORD_KEYS, keysOf } from './judge-sql.js';
 import { concatBytes, concatPlan } from '../sink/parquet-concat.js';
 import { isOutOfMemory } from '../util/duckdb-size.js';
 import { stepTiming } from '../util/step-timing.js';
@@ -24,8 +24,6 @@ import type { VerifyFormat } from './formats.js';
 
 /** `ADSNAP_VERIFY_TIMING=1`: each step of a run, its time and RSS, on stderr (docs/performance.md#verify). */
 const timing = stepTiming('ADSNAP_VERIFY_TIMING');
-
-export { VERIFY_FORMATS, type VerifyFormat } from './formats.js';
 
 export interface VerifyOptions {
   roots: readonly string[];
@@ -196,9 +194,6 @@ export async function onConnections(db: Pick<SnapshotDb, 'connection' | 'connect
   for (const i of rest) await task(db.connection, i);
 }
 
-/** The record keys a line can name (keysOf, judge-sql.ts): its pair and its first hp=1 node's, each in its file and in the partner's ads.txt. */
-const KEYS_PER_LINE = 4;
-
 /**
  * Keys in the night's record lookup from which the run's own records are cut from it first (see
  * judgeInBatches). A batch's read of the whole lookup costs about 0.018 CPU s per million keys,
@@ -214,7 +209,7 @@ const RUN_RECORDS_FROM_KEYS = 16_000_000;
  * can name (the run's records are then fewer), else in the night's.
  */
 export function recordSource(keys: number, lines: number): 'night' | 'run' {
-  return keys >= RUN_RECORDS_FROM_KEYS && keys > KEYS_PER_LINE * lines ? 'run' : 'night';
+  return keys >= RUN_RECORDS_FROM_KEYS && keys > RECORD_KEYS.length * lines ? 'run' : 'night';
 }
 
 /**
